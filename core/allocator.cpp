@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: MIT
+#include "core/allocator.hpp"
+
+#include <bit>
+#include <cstdlib>
+#include <new>
+
+#include "core/error.hpp"
+
+namespace strata {
+
+std::size_t CachingAllocator::size_class(std::size_t bytes) {
+  constexpr std::size_t kMin = 64;
+  if (bytes <= kMin) return kMin;
+  // Round up to the next multiple of a quarter of the enclosing power of two:
+  // at most 25% waste, and few distinct classes.
+  const std::size_t pow2 = std::bit_floor(bytes);
+  const std::size_t step = std::max<std::size_t>(pow2 / 4, kMin);
+  return (bytes + step - 1) / step * step;
+}
+
+void* CachingAllocator::allocate(std::size_t bytes) {
+  if (bytes == 0) return nullptr;
+  const std::size_t cls = size_class(bytes);
+  {
+    std::lock_guard lock(mutex_);
+    auto it = free_.find(cls);
+    if (it != free_.end() && !it->second.empty()) {
+      void* p = it->second.back();
+      it->second.pop_back();
+      stats_.from_cache++;
+      stats_.bytes_cached -= cls;
+      stats_.bytes_in_use += cls;
+      return p;
+    }
+  }
+  void* p = system_allocate(cls);
+  if (!p) {
+    // Free what we hold and try once more before giving up.
+    empty_cache();
+    p = system_allocate(cls);
+  }
+  if (!p) {
+    detail::fail<ValueError>("allocate", "out of memory on ", to_string(device()),
+                             " allocating ", bytes, " bytes");
+  }
+  std::lock_guard lock(mutex_);
+  stats_.from_system++;
+  stats_.bytes_in_use += cls;
+  return p;
+}
+
+void CachingAllocator::deallocate(void* ptr, std::size_t bytes) {
+  if (!ptr) return;
+  const std::size_t cls = size_class(bytes);
+  {
+    std::lock_guard lock(mutex_);
+    stats_.bytes_in_use -= cls;
+    if (stats_.bytes_cached + cls <= cache_limit_) {
+      free_[cls].push_back(ptr);
+      stats_.bytes_cached += cls;
+      return;
+    }
+  }
+  system_free(ptr, cls);
+}
+
+void CachingAllocator::empty_cache() {
+  std::unordered_map<std::size_t, std::vector<void*>> blocks;
+  {
+    std::lock_guard lock(mutex_);
+    blocks.swap(free_);
+    stats_.bytes_cached = 0;
+  }
+  for (auto& [cls, list] : blocks) {
+    for (void* p : list) system_free(p, cls);
+  }
+}
+
+AllocatorStats CachingAllocator::stats() const {
+  std::lock_guard lock(mutex_);
+  return stats_;
+}
+
+namespace {
+
+class CpuAllocator final : public CachingAllocator {
+ public:
+  ~CpuAllocator() override { empty_cache(); }
+  Device device() const override { return Device::cpu(); }
+
+ protected:
+  void* system_allocate(std::size_t bytes) override {
+    // Size classes are multiples of 64, as aligned_alloc requires.
+    return std::aligned_alloc(64, bytes);
+  }
+  void system_free(void* ptr, std::size_t) override { std::free(ptr); }
+};
+
+}  // namespace
+
+CachingAllocator& cpu_allocator() {
+  static CpuAllocator instance;
+  return instance;
+}
+
+}  // namespace strata

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// Caching allocators (reference/002): freed blocks go back to a free list of
+/// their size class and serve the next request of that class, so a steady
+/// training loop stops calling the system allocator after its first step.
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "core/device.hpp"
+
+namespace strata {
+
+/// What an allocator has done so far; tests read it to see reuse.
+struct AllocatorStats {
+  uint64_t from_cache = 0;    ///< requests served from a free list
+  uint64_t from_system = 0;   ///< requests that went to the system allocator
+  std::size_t bytes_in_use = 0;
+  std::size_t bytes_cached = 0;  ///< held in free lists, not in use
+};
+
+/// A caching allocator for one device. Subclasses supply the system calls.
+class CachingAllocator {
+ public:
+  virtual ~CachingAllocator() = default;
+  /// A block of at least `bytes` bytes, 64-byte aligned; nullptr for 0 bytes.
+  void* allocate(std::size_t bytes);
+  /// Returns a block from allocate(bytes) to its free list.
+  void deallocate(void* ptr, std::size_t bytes);
+  /// Gives every cached block back to the system.
+  void empty_cache();
+  AllocatorStats stats() const;
+  /// The size class a request of `bytes` is rounded up to (steps of 1/4 of a power of two).
+  static std::size_t size_class(std::size_t bytes);
+
+  virtual Device device() const = 0;
+
+ protected:
+  virtual void* system_allocate(std::size_t bytes) = 0;
+  virtual void system_free(void* ptr, std::size_t bytes) = 0;
+  /// Cached bytes above this limit are returned to the system at once.
+  std::size_t cache_limit_ = std::size_t{4} << 30;
+
+ private:
+  mutable std::mutex mutex_;
+  std::unordered_map<std::size_t, std::vector<void*>> free_;
+  AllocatorStats stats_;
+};
+
+/// The process-wide CPU allocator (aligned_alloc underneath).
+CachingAllocator& cpu_allocator();
+
+}  // namespace strata

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: MIT
+#include "core/parallel.hpp"
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstdlib>
+#include <deque>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "core/error.hpp"
+
+namespace strata {
+namespace {
+
+thread_local bool t_in_parallel = false;
+
+class ThreadPool {
+ public:
+  explicit ThreadPool(int threads) {
+    for (int i = 0; i + 1 < threads; ++i) workers_.emplace_back([this] { work(); });
+  }
+  ~ThreadPool() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    for (auto& t : workers_) t.join();
+  }
+  int size() const { return static_cast<int>(workers_.size()) + 1; }
+
+  void run(int64_t begin, int64_t end, int pieces,
+           const std::function<void(int64_t, int64_t)>& fn) {
+    struct Job {
+      std::mutex m;
+      std::condition_variable done;
+      int remaining;
+      std::exception_ptr error;
+    };
+    auto job = std::make_shared<Job>();
+    job->remaining = pieces;
+    const int64_t n = end - begin;
+    auto piece = [&, job](int i) {
+      const int64_t lo = begin + n * i / pieces, hi = begin + n * (i + 1) / pieces;
+      try {
+        t_in_parallel = true;
+        fn(lo, hi);
+      } catch (...) {
+        std::lock_guard lock(job->m);
+        if (!job->error) job->error = std::current_exception();
+      }
+      t_in_parallel = false;
+      std::lock_guard lock(job->m);
+      if (--job->remaining == 0) job->done.notify_all();
+    };
+    {
+      std::lock_guard lock(mutex_);
+      for (int i = 1; i < pieces; ++i) tasks_.emplace_back([piece, i] { piece(i); });
+    }
+    cv_.notify_all();
+    piece(0);
+    std::unique_lock lock(job->m);
+    job->done.wait(lock, [&] { return job->remaining == 0; });
+    if (job->error) std::rethrow_exception(job->error);
+  }
+
+ private:
+  void work() {
+    for (;;) {
+      std::function<void()> task;
+      {
+        std::unique_lock lock(mutex_);
+        cv_.wait(lock, [&] { return stop_ || !tasks_.empty(); });
+        if (stop_ && tasks_.empty()) return;
+        task = std::move(tasks_.front());
+        tasks_.pop_front();
+      }
+      task();
+    }
+  }
+
+  std::vector<std::thread> workers_;
+  std::deque<std::function<void()>> tasks_;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+};
+
+int default_threads() {
+  if (const char* env = std::getenv("STRATA_NUM_THREADS")) {
+    const int n = std::atoi(env);
+    if (n >= 1) return n;
+  }
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+std::mutex g_pool_mutex;
+std::shared_ptr<ThreadPool> g_pool;
+
+std::shared_ptr<ThreadPool> pool() {
+  std::lock_guard lock(g_pool_mutex);
+  if (!g_pool) g_pool = std::make_shared<ThreadPool>(default_threads());
+  return g_pool;
+}
+
+}  // namespace
+
+int num_threads() { return pool()->size(); }
+
+void set_num_threads(int n) {
+  if (n < 1) detail::fail<ValueError>("set_num_threads", "thread count must be >= 1, got ", n);
+  std::lock_guard lock(g_pool_mutex);
+  g_pool = std::make_shared<ThreadPool>(n);
+}
+
+namespace detail {
+
+void parallel_for(int64_t begin, int64_t end, int64_t grain,
+                  const std::function<void(int64_t, int64_t)>& fn) {
+  const int64_t n = end - begin;
+  if (n <= 0) return;
+  grain = std::max<int64_t>(grain, 1);
+  if (n <= grain || t_in_parallel) {
+    fn(begin, end);
+    return;
+  }
+  auto p = pool();
+  const int pieces = static_cast<int>(std::min<int64_t>(p->size(), (n + grain - 1) / grain));
+  if (pieces <= 1) {
+    fn(begin, end);
+    return;
+  }
+  p->run(begin, end, pieces, fn);
+}
+
+}  // namespace detail
+}  // namespace strata

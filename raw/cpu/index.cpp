@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: MIT
+// CPU index_select (gather) and index_add (scatter-add) along one axis.
+//
+// Letters: x is [P..., A, Q...] (A the indexed axis), idx has J elements in
+// any shape, out / src are [P..., J, Q...]. Both kernels walk the "rest"
+// layout [P..., Q...] with one plan built once, shifting its base offsets by
+// idx[j] * stride(A) on one side and j * stride(J) on the other.
+//   index_select: out[p, j, q]  = x[p, idx[j], q]     (parallel over j)
+//   index_add:    out[p, idx[j], q] += src[p, j, q]   (parallel over the rest,
+//                 j in order, so repeated indices add up deterministically)
+#include <vector>
+
+#include "raw/cpu/cpu_backend.hpp"
+#include "raw/cpu/loops.hpp"
+#include "raw/ops.hpp"
+
+namespace strata::detail {
+namespace {
+
+/// idx as normalised int64 positions in [0, size); IndexError names the bad entry.
+std::vector<int64_t> positions(const RawTensor& idx, int64_t axis, int64_t size,
+                               std::string_view op) {
+  std::vector<int64_t> pos(std::size_t(idx.numel()));
+  raw::to_host(raw::cast(idx, DType::i64), pos.data());
+  for (std::size_t j = 0; j < pos.size(); ++j) {
+    const int64_t v = pos[j];
+    if (v < -size || v >= size) {
+      fail<IndexError>(op, "index ", v, " (entry ", j, " of the index tensor) is out of range for axis ",
+                       axis, " with size ", size);
+    }
+    if (v < 0) pos[j] = v + size;
+  }
+  return pos;
+}
+
+/// `l` without axis `axis`.
+Layout drop_axis(const Layout& l, int64_t axis) {
+  Layout r = l;
+  r.shape.erase(std::size_t(axis));
+  r.strides.erase(std::size_t(axis));
+  return r;
+}
+
+/// A layout of shape [P..., J, Q...] for t, whose shape is [P..., idx dims..., Q...].
+Layout fold_index_dims(const RawTensor& t, int64_t axis, int64_t idx_ndim, int64_t J) {
+  Shape folded;
+  for (int64_t d = 0; d < axis; ++d) folded.push_back(t.shape()[d]);
+  folded.push_back(J);
+  for (int64_t d = axis + idx_ndim; d < t.ndim(); ++d) folded.push_back(t.shape()[d]);
+  auto view = t.layout().reshape_view(folded);
+  return *view;  // callers pass contiguous tensors, which always fold
+}
+
+}  // namespace
+
+void CpuBackend::index_select(const RawTensor& out, const RawTensor& x, int64_t axis,
+                              const RawTensor& idx) {
+  const std::vector<int64_t> pos = positions(idx, axis, x.shape()[axis], "index_select");
+  const int64_t J = idx.numel();
+  const Layout of = fold_index_dims(out, axis, idx.ndim(), J);
+  const Layout out_rest = drop_axis(of, axis), x_rest = drop_axis(x.layout(), axis);
+  const int64_t sj = of.strides[axis], sa = x.strides()[axis];
+  const int64_t rest = out_rest.numel();
+  if (rest == 0) return;
+  visit_dtype(x.dtype(), "index_select", [&]<class T>(type_tag<T>) {
+    const StridedPlan<2> plan = make_plan<2>(out_rest.shape, {&out_rest, &x_rest});
+    T* ob = base_ptr<T>(out);
+    const T* xb = base_ptr<T>(x);
+    parallel_for(0, J, std::max<int64_t>(1, kGrain / rest), [&](int64_t lo, int64_t hi) {
+      StridedPlan<2> p = plan;
+      for (int64_t j = lo; j < hi; ++j) {
+        p.offsets = {plan.offsets[0] + j * sj, plan.offsets[1] + pos[std::size_t(j)] * sa};
+        for_each_block(p, 0, rest, [&](const auto& off, int64_t n, const auto& st) {
+          T* o = ob + off[0];
+          const T* v = xb + off[1];
+          for (int64_t i = 0; i < n; ++i) o[i * st[0]] = v[i * st[1]];
+        });
+      }
+    });
+  });
+}
+
+void CpuBackend::index_add(const RawTensor& out, int64_t axis, const RawTensor& idx,
+                           const RawTensor& src) {
+  const std::vector<int64_t> pos = positions(idx, axis, out.shape()[axis], "index_add");
+  const int64_t J = idx.numel();
+  const RawTensor dense_src = raw::contiguous(src);
+  const Layout sf = fold_index_dims(dense_src, axis, idx.ndim(), J);
+  const Layout src_rest = drop_axis(sf, axis), out_rest = drop_axis(out.layout(), axis);
+  const int64_t sj = sf.strides[axis], sa = out.strides()[axis];
+  const int64_t rest = out_rest.numel();
+  if (rest == 0) return;
+  visit_dtype(out.dtype(), "index_add", [&]<class T>(type_tag<T>) {
+    if constexpr (!std::is_same_v<T, bool>) {
+      const StridedPlan<2> plan = make_plan<2>(out_rest.shape, {&out_rest, &src_rest});
+      T* ob = base_ptr<T>(out);
+      const T* sb = base_ptr<T>(dense_src);
+      parallel_for(0, rest, kGrain, [&](int64_t lo, int64_t hi) {
+        StridedPlan<2> p = plan;
+        for (int64_t j = 0; j < J; ++j) {
+          p.offsets = {plan.offsets[0] + pos[std::size_t(j)] * sa, plan.offsets[1] + j * sj};
+          for_each_block(p, lo, hi, [&](const auto& off, int64_t n, const auto& st) {
+            T* o = ob + off[0];
+            const T* v = sb + off[1];
+            for (int64_t i = 0; i < n; ++i) {
+              if constexpr (std::is_integral_v<T>) {
+                using U = std::make_unsigned_t<T>;
+                o[i * st[0]] = T(U(o[i * st[0]]) + U(v[i * st[1]]));
+              } else {
+                o[i * st[0]] += v[i * st[1]];
+              }
+            }
+          });
+        }
+      });
+    }
+  });
+}
+
+}  // namespace strata::detail

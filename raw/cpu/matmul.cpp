@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: MIT
+// CPU matmul: out[b, m, n] = sum_k a[b, m, k] * b[b, k, n].
+//
+// `a` and `b` arrive expanded to out's batch dims (zero strides where a batch
+// dim is broadcast); `out` is contiguous. Float matrices go to Eigen's GEMM
+// (header-only, vectorised, cache-blocked) through Maps whose storage order
+// and leading dimension come from the strides: a row-major, column-major,
+// transposed or column-sliced operand is read in place. Only a matrix whose
+// strides a GEMM cannot express (both strides non-unit, negative or zero) is
+// packed into a scratch buffer first. Integers use a plain triple loop.
+// Threads split the batch, or the columns (rows) of one large product.
+#include <Eigen/Core>
+#include <algorithm>
+#include <type_traits>
+#include <vector>
+
+#include "raw/cpu/cpu_backend.hpp"
+#include "raw/cpu/loops.hpp"
+
+namespace strata::detail {
+namespace {
+
+/// One matrix operand: pointer to element (0, 0), rows, cols and how to read it.
+template <class T>
+struct Mat {
+  const T* data;
+  int64_t rows, cols;
+  int64_t ld;      // leading dimension (stride between rows or columns)
+  bool row_major;  // true: element (i, j) at i * ld + j; false: at i + j * ld
+};
+
+/// How a GEMM can read a rows x cols matrix with strides (rs, cs), if at all.
+template <class T>
+bool describe(const T* p, int64_t rows, int64_t cols, int64_t rs, int64_t cs, Mat<T>& m) {
+  // A size-1 dim's stride never moves the pointer: pick whatever fits.
+  if (cols == 1) cs = 1;
+  if (rows == 1) rs = std::max<int64_t>(cols, 1) * cs;
+  if (cs == 1 && rs >= cols) {
+    m = {p, rows, cols, rs, true};
+    return true;
+  }
+  if (rows == 1 && cols > 1 && cs >= 1) {
+    // A single row with a wide stride is a column-major 1 x cols matrix.
+    m = {p, rows, cols, cs, false};
+    return true;
+  }
+  if (rs == 1 && cs >= rows) {
+    m = {p, rows, cols, cs, false};
+    return true;
+  }
+  if (cols == 1 && rows > 1 && rs >= 1) {
+    m = {p, rows, cols, rs, true};
+    return true;
+  }
+  return false;
+}
+
+template <class T, int Order>
+using MapT = Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Order>, 0,
+                        Eigen::OuterStride<>>;
+template <class T>
+using OutMap =
+    Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>, 0,
+               Eigen::OuterStride<>>;
+
+/// c[rows r0..r1, cols c0..c1] = a[r0..r1, :] * b[:, c0..c1] with Eigen.
+template <class T>
+void gemm_block(const Mat<T>& a, const Mat<T>& b, T* c, int64_t ldc, int64_t r0, int64_t r1,
+                int64_t c0, int64_t c1) {
+  const int64_t k = a.cols;
+  OutMap<T> C(c + r0 * ldc + c0, r1 - r0, c1 - c0, Eigen::OuterStride<>(ldc));
+  auto with_a = [&](const auto& A) {
+    auto with_b = [&](const auto& B) {
+      C.noalias() = A.middleRows(r0, r1 - r0) * B.middleCols(c0, c1 - c0);
+    };
+    if (b.row_major) {
+      with_b(MapT<T, Eigen::RowMajor>(b.data, k, b.cols, Eigen::OuterStride<>(b.ld)));
+    } else {
+      with_b(MapT<T, Eigen::ColMajor>(b.data, k, b.cols, Eigen::OuterStride<>(b.ld)));
+    }
+  };
+  if (a.row_major) {
+    with_a(MapT<T, Eigen::RowMajor>(a.data, a.rows, k, Eigen::OuterStride<>(a.ld)));
+  } else {
+    with_a(MapT<T, Eigen::ColMajor>(a.data, a.rows, k, Eigen::OuterStride<>(a.ld)));
+  }
+}
+
+/// c = a * b for integers, wrapping like the other integer kernels.
+template <class T>
+void int_gemm(const T* a, int64_t ars, int64_t acs, const T* b, int64_t brs, int64_t bcs, T* c,
+              int64_t m, int64_t k, int64_t n) {
+  using U = std::make_unsigned_t<T>;
+  for (int64_t i = 0; i < m; ++i) {
+    U* row = reinterpret_cast<U*>(c + i * n);
+    std::fill(row, row + n, U(0));
+    for (int64_t p = 0; p < k; ++p) {
+      const U av = U(a[i * ars + p * acs]);
+      for (int64_t j = 0; j < n; ++j) row[j] += av * U(b[p * brs + j * bcs]);
+    }
+  }
+}
+
+/// Packs a rows x cols strided matrix into `buf` row-major.
+template <class T>
+Mat<T> pack(const T* p, int64_t rows, int64_t cols, int64_t rs, int64_t cs, std::vector<T>& buf) {
+  buf.resize(std::size_t(rows * cols));
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < cols; ++j) buf[std::size_t(i * cols + j)] = p[i * rs + j * cs];
+  }
+  return {buf.data(), rows, cols, cols, true};
+}
+
+template <class T>
+void matmul_typed(const RawTensor& out, const RawTensor& a, const RawTensor& b) {
+  const int64_t nd = out.ndim();
+  const int64_t m = out.shape()[nd - 2], n = out.shape()[nd - 1], k = a.shape()[nd - 1];
+  const int64_t ars = a.strides()[nd - 2], acs = a.strides()[nd - 1];
+  const int64_t brs = b.strides()[nd - 2], bcs = b.strides()[nd - 1];
+
+  // Batch offsets of out, a and b, in batch order.
+  Layout bo{Shape(out.shape().begin(), out.shape().end() - 2),
+            Strides(out.strides().begin(), out.strides().end() - 2), out.offset()};
+  Layout ba{bo.shape, Strides(a.strides().begin(), a.strides().end() - 2), a.offset()};
+  Layout bb{bo.shape, Strides(b.strides().begin(), b.strides().end() - 2), b.offset()};
+  const int64_t batches = bo.numel();
+  std::vector<std::array<int64_t, 3>> offsets;
+  offsets.reserve(std::size_t(batches));
+  for_each_block(make_plan<3>(bo.shape, {&bo, &ba, &bb}), 0, batches,
+                 [&](const auto& off, int64_t cnt, const auto& st) {
+                   for (int64_t i = 0; i < cnt; ++i) {
+                     offsets.push_back({off[0] + i * st[0], off[1] + i * st[1], off[2] + i * st[2]});
+                   }
+                 });
+  T* ob = base_ptr<T>(out);
+  const T* ab = base_ptr<T>(a);
+  const T* bb_ = base_ptr<T>(b);
+
+  if constexpr (std::is_integral_v<T>) {
+    parallel_for(0, batches, 1, [&](int64_t lo, int64_t hi) {
+      for (int64_t t = lo; t < hi; ++t) {
+        const auto& o = offsets[std::size_t(t)];
+        int_gemm(ab + o[1], ars, acs, bb_ + o[2], brs, bcs, ob + o[0], m, k, n);
+      }
+    });
+  } else {
+    // Operands for batch t, packed into per-thread scratch when GEMM cannot read them.
+    auto operands = [&](int64_t t, std::vector<T>& sa, std::vector<T>& sb) {
+      const auto& o = offsets[std::size_t(t)];
+      Mat<T> A, B;
+      if (!describe(ab + o[1], m, k, ars, acs, A)) A = pack(ab + o[1], m, k, ars, acs, sa);
+      if (!describe(bb_ + o[2], k, n, brs, bcs, B)) B = pack(bb_ + o[2], k, n, brs, bcs, sb);
+      return std::pair{A, B};
+    };
+    const int threads = num_threads();
+    const double flops = double(m) * double(n) * double(k);
+    if (batches >= threads || flops < 1e6) {
+      const int64_t grain = std::max<int64_t>(1, int64_t(1e6 / std::max(flops, 1.0)));
+      parallel_for(0, batches, grain, [&](int64_t lo, int64_t hi) {
+        std::vector<T> sa, sb;
+        for (int64_t t = lo; t < hi; ++t) {
+          auto [A, B] = operands(t, sa, sb);
+          gemm_block(A, B, ob + offsets[std::size_t(t)][0], n, 0, m, 0, n);
+        }
+      });
+      return;
+    }
+    // Few large products: split each one's columns (or rows, if it is tall) across threads.
+    for (int64_t t = 0; t < batches; ++t) {
+      std::vector<T> sa, sb;
+      auto [A, B] = operands(t, sa, sb);
+      T* c = ob + offsets[std::size_t(t)][0];
+      const bool by_cols = n >= m;
+      const int64_t extent = by_cols ? n : m;
+      parallel_for(0, extent, std::max<int64_t>(32, extent / threads), [&](int64_t lo, int64_t hi) {
+        if (by_cols) {
+          gemm_block(A, B, c, n, 0, m, lo, hi);
+        } else {
+          gemm_block(A, B, c, n, lo, hi, 0, n);
+        }
+      });
+    }
+  }
+}
+
+}  // namespace
+
+void CpuBackend::matmul(const RawTensor& out, const RawTensor& a, const RawTensor& b) {
+  visit_dtype(out.dtype(), "matmul", [&]<class T>(type_tag<T>) {
+    if constexpr (!std::is_same_v<T, bool>) matmul_typed<T>(out, a, b);
+  });
+}
+
+}  // namespace strata::detail

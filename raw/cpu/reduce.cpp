@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: MIT
+// CPU reductions: sum, max, min, argmax, argmin over a set of axes.
+//
+// The input is viewed as [O kept positions] x [R reduced positions] (kept
+// axes first, reduced axes after, both in their original order). `out` is
+// contiguous with O elements. Floats accumulate in double and integers in
+// wrapping int64, so an f32 sum of 2^24 ones is exact. Work is split into
+// pieces whose boundaries depend on the sizes only, never on the thread
+// count, and partial results combine in a fixed order: results are the same
+// for any number of threads.
+//
+// Two traversals:
+//   rows:    when the reduced axes are the fast ones in memory, each output
+//            reduces its own R elements (long R is cut into fixed chunks);
+//   columns: when the kept axes are faster, outputs are accumulated side by
+//            side while walking the reduced positions (sum over axis 0).
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "raw/cpu/cpu_backend.hpp"
+#include "raw/cpu/loops.hpp"
+
+namespace strata::detail {
+namespace {
+
+constexpr int64_t kChunk = int64_t{1} << 15;  // reduced elements per partial result
+
+template <class T>
+bool is_nan(T v) {
+  if constexpr (std::is_floating_point_v<T>) return std::isnan(v);
+  return false;
+}
+
+template <class T>
+struct SumR {
+  using Acc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
+  using Out = std::conditional_t<std::is_floating_point_v<T>, T, int64_t>;
+  static Acc init() { return 0; }
+  static void step(Acc& a, T v, int64_t) {
+    if constexpr (std::is_floating_point_v<T>) {
+      a += v;
+    } else {
+      a = int64_t(uint64_t(a) + uint64_t(int64_t(v)));
+    }
+  }
+  static void combine(Acc& a, const Acc& b) {
+    if constexpr (std::is_floating_point_v<Acc>) {
+      a += b;
+    } else {
+      a = int64_t(uint64_t(a) + uint64_t(b));
+    }
+  }
+  static Out finish(const Acc& a) { return Out(a); }
+};
+
+// max (Less = false) or min (Less = true); a NaN, once seen, stays.
+template <class T, bool Less>
+struct ExtremeR {
+  struct Acc {
+    T v;
+    bool any;
+  };
+  using Out = T;
+  static bool better(T v, T best) {
+    if (is_nan(best)) return false;
+    if (is_nan(v)) return true;
+    return Less ? v < best : best < v;
+  }
+  static Acc init() { return {T{}, false}; }
+  static void step(Acc& a, T v, int64_t) {
+    if (!a.any || better(v, a.v)) a = {v, true};
+  }
+  static void combine(Acc& a, const Acc& b) {
+    if (b.any && (!a.any || better(b.v, a.v))) a = b;
+  }
+  static Out finish(const Acc& a) { return a.v; }
+};
+
+// argmax / argmin: the first position of the extreme (or of the first NaN).
+template <class T, bool Less>
+struct ArgR {
+  struct Acc {
+    T v;
+    int64_t i;
+  };
+  using Out = int64_t;
+  static Acc init() { return {T{}, -1}; }
+  static void step(Acc& a, T v, int64_t i) {
+    if (a.i < 0 || ExtremeR<T, Less>::better(v, a.v)) a = {v, i};
+  }
+  static void combine(Acc& a, const Acc& b) {
+    if (b.i >= 0 && (a.i < 0 || ExtremeR<T, Less>::better(b.v, a.v))) a = b;
+  }
+  static Out finish(const Acc& a) { return a.i; }
+};
+
+struct Split {
+  Layout kept;     // O positions: x's kept axes (with x's offset)
+  Layout reduced;  // R positions: x's reduced axes (offset 0)
+  int64_t O, R;
+};
+
+Split split_axes(const RawTensor& x, const Shape& axes) {
+  Split s;
+  s.kept.offset = x.offset();
+  std::size_t a = 0;
+  for (int64_t d = 0; d < x.ndim(); ++d) {
+    Layout& part = a < axes.size() && axes[a] == d ? (++a, s.reduced) : s.kept;
+    part.shape.push_back(x.shape()[d]);
+    part.strides.push_back(x.strides()[d]);
+  }
+  s.O = s.kept.numel();
+  s.R = s.reduced.numel();
+  return s;
+}
+
+int64_t min_abs_stride(const Layout& l) {
+  int64_t best = std::numeric_limits<int64_t>::max();
+  for (int64_t i = 0; i < l.ndim(); ++i) {
+    if (l.shape[i] > 1) best = std::min(best, std::abs(l.strides[i]));
+  }
+  return best;
+}
+
+template <class R, class T>
+void reduce_rows(const RawTensor& out, const RawTensor& x, const Split& s) {
+  using Out = typename R::Out;
+  using Acc = typename R::Acc;
+  const T* xb = base_ptr<T>(x);
+  Out* ob = base_ptr<Out>(out) + out.offset();
+  const StridedPlan<1> inner = make_plan<1>(s.reduced.shape, {&s.reduced});
+  const Layout dense = Layout::contiguous(s.kept.shape);
+  const StridedPlan<2> outer = make_plan<2>(s.kept.shape, {&dense, &s.kept});
+
+  // Reduces reduced positions [lo, hi) starting from x offset `start`.
+  auto reduce_range = [&](int64_t start, int64_t lo, int64_t hi, Acc& acc) {
+    StridedPlan<1> p = inner;
+    p.offsets[0] = start;
+    int64_t pos = lo;
+    for_each_block(p, lo, hi, [&](const auto& off, int64_t n, const auto& st) {
+      const T* v = xb + off[0];
+      for (int64_t i = 0; i < n; ++i) R::step(acc, v[i * st[0]], pos + i);
+      pos += n;
+    });
+  };
+
+  const int64_t chunks = (s.R + kChunk - 1) / kChunk;
+  if (chunks == 1) {
+    // Parallel over outputs; each reduces its R elements alone.
+    parallel_for(0, s.O, std::max<int64_t>(1, kGrain / s.R), [&](int64_t lo, int64_t hi) {
+      for_each_block(outer, lo, hi, [&](const auto& off, int64_t n, const auto& st) {
+        for (int64_t i = 0; i < n; ++i) {
+          Acc acc = R::init();
+          reduce_range(off[1] + i * st[1], 0, s.R, acc);
+          ob[off[0] + i * st[0]] = R::finish(acc);
+        }
+      });
+    });
+    return;
+  }
+  // Few long rows: fixed chunks per output in parallel, combined in order.
+  std::vector<Acc> partial(std::size_t(s.O * chunks), R::init());
+  std::vector<int64_t> starts(std::size_t(s.O));
+  for_each_block(outer, 0, s.O, [&](const auto& off, int64_t n, const auto& st) {
+    for (int64_t i = 0; i < n; ++i) starts[std::size_t(off[0] + i * st[0])] = off[1] + i * st[1];
+  });
+  parallel_for(0, s.O * chunks, 1, [&](int64_t lo, int64_t hi) {
+    for (int64_t t = lo; t < hi; ++t) {
+      const int64_t o = t / chunks, c = t % chunks;
+      reduce_range(starts[std::size_t(o)], c * kChunk, std::min(s.R, (c + 1) * kChunk),
+                   partial[std::size_t(t)]);
+    }
+  });
+  for (int64_t o = 0; o < s.O; ++o) {
+    Acc acc = partial[std::size_t(o * chunks)];
+    for (int64_t c = 1; c < chunks; ++c) R::combine(acc, partial[std::size_t(o * chunks + c)]);
+    ob[o] = R::finish(acc);
+  }
+}
+
+template <class R, class T>
+void reduce_columns(const RawTensor& out, const RawTensor& x, const Split& s) {
+  using Out = typename R::Out;
+  using Acc = typename R::Acc;
+  const T* xb = base_ptr<T>(x);
+  Out* ob = base_ptr<Out>(out) + out.offset();
+  const Layout dense = Layout::contiguous(s.kept.shape);
+  const StridedPlan<2> outer = make_plan<2>(s.kept.shape, {&dense, &s.kept});
+  const StridedPlan<1> inner = make_plan<1>(s.reduced.shape, {&s.reduced});
+  std::vector<Acc> acc(std::size_t(s.O), R::init());
+  // Each piece owns a range of outputs and walks every reduced position.
+  parallel_for(0, s.O, std::max<int64_t>(64, kGrain / s.R), [&](int64_t lo, int64_t hi) {
+    int64_t r = 0;
+    for_each_block(inner, 0, s.R, [&](const auto& roff, int64_t rn, const auto& rst) {
+      for (int64_t j = 0; j < rn; ++j, ++r) {
+        const int64_t shift = roff[0] + j * rst[0];
+        for_each_block(outer, lo, hi, [&](const auto& off, int64_t n, const auto& st) {
+          const T* v = xb + off[1] + shift;
+          Acc* a = acc.data() + off[0];
+          for (int64_t i = 0; i < n; ++i) R::step(a[i * st[0]], v[i * st[1]], r);
+        });
+      }
+    });
+  });
+  for (int64_t o = 0; o < s.O; ++o) ob[o] = R::finish(acc[std::size_t(o)]);
+}
+
+template <class R, class T>
+void run(const RawTensor& out, const RawTensor& x, const Shape& axes) {
+  const Split s = split_axes(x, axes);
+  // Columns pay off when every reduced stride is wider than some kept stride.
+  if (s.O > 1 && s.R > 1 && min_abs_stride(s.reduced) > min_abs_stride(s.kept)) {
+    reduce_columns<R, T>(out, x, s);
+  } else {
+    reduce_rows<R, T>(out, x, s);
+  }
+}
+
+}  // namespace
+
+void CpuBackend::reduce(ReduceOp op, const RawTensor& out, const RawTensor& x, const Shape& axes) {
+  visit_dtype(x.dtype(), op_name(op), [&]<class T>(type_tag<T>) {
+    switch (op) {
+      case ReduceOp::sum: return run<SumR<T>, T>(out, x, axes);
+      case ReduceOp::max: return run<ExtremeR<T, false>, T>(out, x, axes);
+      case ReduceOp::min: return run<ExtremeR<T, true>, T>(out, x, axes);
+      case ReduceOp::argmax: return run<ArgR<T, false>, T>(out, x, axes);
+      case ReduceOp::argmin: return run<ArgR<T, true>, T>(out, x, axes);
+    }
+  });
+}
+
+}  // namespace strata::detail

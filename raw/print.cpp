@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: MIT
+// NumPy-like printing of a RawTensor:
+//   tensor([[1.5, 2. ],
+//           [3. , 4. ]], shape=[2, 2], dtype=f64)
+// Axes longer than 2 * kEdge are summarised with "..." once the tensor has
+// more than kThreshold elements, as numpy.set_printoptions does by default.
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "raw/ops.hpp"
+#include "raw/raw_tensor.hpp"
+
+namespace strata {
+namespace {
+
+constexpr int64_t kThreshold = 1000;
+constexpr int64_t kEdge = 3;
+
+std::string format_value(double v, DType t, int precision) {
+  std::ostringstream os;
+  if (t == DType::b8) return v != 0 ? "true" : "false";
+  if (is_integral(t)) {
+    os << static_cast<int64_t>(v);
+    return os.str();
+  }
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  os << std::setprecision(precision) << v;
+  std::string s = os.str();
+  // Floats always show a decimal point, like NumPy ("2." not "2").
+  if (s.find_first_of(".e") == std::string::npos) s += ".";
+  return s;
+}
+
+struct Printer {
+  const std::vector<double>& values;
+  const Shape& shape;
+  const Strides& strides;  // row-major strides of `values`
+  DType dtype;
+  bool summarise;
+  std::size_t width = 0;
+
+  // Positions shown along axis d: all, or the first and last kEdge (-1 marks "...").
+  std::vector<int64_t> positions(int64_t d) const {
+    std::vector<int64_t> p;
+    const int64_t n = shape[d];
+    if (!summarise || n <= 2 * kEdge) {
+      for (int64_t i = 0; i < n; ++i) p.push_back(i);
+    } else {
+      for (int64_t i = 0; i < kEdge; ++i) p.push_back(i);
+      p.push_back(-1);
+      for (int64_t i = n - kEdge; i < n; ++i) p.push_back(i);
+    }
+    return p;
+  }
+
+  void measure(int64_t d, int64_t base) {
+    if (d == shape.ndim()) {
+      width = std::max(width, format_value(values[base], dtype, 6).size());
+      return;
+    }
+    for (int64_t i : positions(d)) {
+      if (i >= 0) measure(d + 1, base + i * strides[d]);
+    }
+  }
+
+  void print(std::ostream& os, int64_t d, int64_t base, int indent) const {
+    if (d == shape.ndim()) {
+      std::string s = format_value(values[base], dtype, 6);
+      os << std::string(width - s.size(), ' ') << s;
+      return;
+    }
+    os << '[';
+    const auto pos = positions(d);
+    for (std::size_t j = 0; j < pos.size(); ++j) {
+      if (j > 0) {
+        os << ',';
+        if (d + 1 == shape.ndim()) {
+          os << ' ';
+        } else {
+          os << std::string(static_cast<std::size_t>(shape.ndim() - d - 1), '\n')
+             << std::string(static_cast<std::size_t>(indent + 1), ' ');
+        }
+      }
+      if (pos[j] < 0) {
+        os << "...";
+      } else {
+        print(os, d + 1, base + pos[j] * strides[d], indent + 1);
+      }
+    }
+    os << ']';
+  }
+};
+
+}  // namespace
+
+std::ostream& operator<<(std::ostream& os, const RawTensor& t) {
+  if (!t.defined()) return os << "tensor(undefined)";
+  const RawTensor host = raw::to_device(raw::cast(t, DType::f64), Device::cpu());
+  std::vector<double> values(static_cast<std::size_t>(host.numel()));
+  raw::to_host(host, values.data());
+  const Strides strides = contiguous_strides(t.shape());
+  Printer p{values, t.shape(), strides, t.dtype(), t.numel() > kThreshold};
+  constexpr int kPrefix = 7;  // "tensor("
+  os << "tensor(";
+  if (t.numel() == 0) {
+    os << "[]";
+  } else {
+    p.measure(0, 0);
+    p.print(os, 0, 0, kPrefix);
+  }
+  os << ", shape=" << t.shape() << ", dtype=" << dtype_name(t.dtype());
+  if (!t.device().is_cpu()) os << ", device=" << to_string(t.device());
+  return os << ')';
+}
+
+}  // namespace strata

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// RawTensor: an immutable tensor value — shared storage, a layout, a dtype.
+/// Copying one is cheap (a shared_ptr copy); view methods return new values
+/// over the same storage. Arithmetic lives in raw/ops.hpp.
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include <optional>
+
+#include "core/dtype.hpp"
+#include "core/layout.hpp"
+#include "core/storage.hpp"
+
+namespace strata {
+
+class RawTensor {
+ public:
+  /// An undefined tensor (no storage); defined() is false.
+  RawTensor() = default;
+  /// A view of `storage` through `layout`; throws ValueError if the layout reaches outside it.
+  RawTensor(std::shared_ptr<Storage> storage, Layout layout, DType dtype);
+
+  bool defined() const { return storage_ != nullptr; }
+  const Layout& layout() const { return layout_; }
+  const Shape& shape() const { return layout_.shape; }
+  const Strides& strides() const { return layout_.strides; }
+  int64_t offset() const { return layout_.offset; }
+  int64_t ndim() const { return layout_.ndim(); }
+  int64_t numel() const { return layout_.numel(); }
+  DType dtype() const { return dtype_; }
+  Device device() const { return storage_->device(); }
+  bool is_contiguous() const { return layout_.is_contiguous(); }
+  const std::shared_ptr<Storage>& storage() const { return storage_; }
+  /// Bumped by every in-place write to the storage (any view of it).
+  uint64_t version() const { return storage_->version(); }
+
+  /// Pointer to element (0, 0, ...) in host memory; T must match the dtype.
+  template <Element T>
+  T* data() const {
+    if (dtype_v<T> != dtype_) {
+      detail::fail<DTypeError>("data", "tensor has dtype ", dtype_name(dtype_), ", requested ",
+                               dtype_name(dtype_v<T>));
+    }
+    return static_cast<T*>(storage_->data()) + layout_.offset;
+  }
+
+  // Views: each shares storage and only rewrites the layout (core/layout.hpp).
+  RawTensor permute(const Shape& dims) const { return view(layout_.permute(dims)); }
+  RawTensor transpose(int64_t a, int64_t b) const { return view(layout_.transpose(a, b)); }
+  RawTensor expand(const Shape& shape) const { return view(layout_.expand(shape)); }
+  RawTensor slice(int64_t axis, std::optional<int64_t> start, std::optional<int64_t> stop,
+                  int64_t step = 1) const {
+    return view(layout_.slice(axis, start, stop, step));
+  }
+  RawTensor select(int64_t axis, int64_t index) const { return view(layout_.select(axis, index)); }
+  RawTensor flip(int64_t axis) const { return view(layout_.flip(axis)); }
+  RawTensor squeeze(int64_t axis) const { return view(layout_.squeeze(axis)); }
+  RawTensor unsqueeze(int64_t axis) const { return view(layout_.unsqueeze(axis)); }
+  /// The same storage under another layout (validated against the storage size).
+  RawTensor view(Layout layout) const { return RawTensor(storage_, std::move(layout), dtype_); }
+
+ private:
+  std::shared_ptr<Storage> storage_;
+  Layout layout_;
+  DType dtype_ = DType::f32;
+};
+
+/// NumPy-like printing: values, then shape and dtype; large tensors summarised with "...".
+std::ostream& operator<<(std::ostream& os, const RawTensor& t);
+
+}  // namespace strata

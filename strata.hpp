@@ -1,0 +1,15 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// strata: automatic differentiation on tensors. The one header users include.
+///   #include <strata.hpp>
+///   namespace st = strata;
+#include "core/allocator.hpp"
+#include "core/device.hpp"
+#include "core/dtype.hpp"
+#include "core/error.hpp"
+#include "core/layout.hpp"
+#include "core/parallel.hpp"
+#include "core/shape.hpp"
+#include "raw/ops.hpp"
+#include "raw/primitives.hpp"
+#include "raw/raw_tensor.hpp"

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// Test support: independent reference machinery for the raw layer.
+///
+/// Nothing here calls a strata kernel. Values are read straight from storage
+/// through the layout (offset + sum(i_k * stride_k)), multi-indices are walked
+/// with a plain odometer, and random strided tensors are built by writing
+/// storage bytes directly and then applying view transforms.
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <strata.hpp>
+
+namespace strata::testing {
+
+/// Calls fn(index) for every multi-index of shape in row-major order (once for rank 0).
+inline void for_each_index(const Shape& shape, const std::function<void(const std::vector<int64_t>&)>& fn) {
+  std::vector<int64_t> idx(shape.size(), 0);
+  for (int64_t d : shape) {
+    if (d == 0) return;
+  }
+  for (;;) {
+    fn(idx);
+    std::size_t d = shape.size();
+    while (d > 0) {
+      --d;
+      if (++idx[d] < shape[d]) break;
+      idx[d] = 0;
+      if (d == 0) return;
+    }
+    if (shape.size() == 0) return;
+  }
+}
+
+/// Storage position of a multi-index under t's layout.
+inline int64_t storage_index(const RawTensor& t, const std::vector<int64_t>& idx) {
+  int64_t pos = t.offset();
+  for (std::size_t k = 0; k < idx.size(); ++k) pos += idx[k] * t.strides()[k];
+  return pos;
+}
+
+/// Element at a multi-index, read from storage and widened to double.
+inline double get(const RawTensor& t, const std::vector<int64_t>& idx) {
+  const int64_t pos = storage_index(t, idx);
+  const void* base = t.storage()->data();
+  switch (t.dtype()) {
+    case DType::b8: return static_cast<const bool*>(base)[pos] ? 1.0 : 0.0;
+    case DType::i32: return static_cast<const int32_t*>(base)[pos];
+    case DType::i64: return double(static_cast<const int64_t*>(base)[pos]);
+    case DType::f32: return static_cast<const float*>(base)[pos];
+    case DType::f64: return static_cast<const double*>(base)[pos];
+  }
+  return 0;
+}
+
+/// Element as int64 (exact for i64 values beyond 2^53).
+inline int64_t get_int(const RawTensor& t, const std::vector<int64_t>& idx) {
+  const int64_t pos = storage_index(t, idx);
+  const void* base = t.storage()->data();
+  if (t.dtype() == DType::i64) return static_cast<const int64_t*>(base)[pos];
+  return int64_t(get(t, idx));
+}
+
+/// All elements in row-major order as doubles.
+inline std::vector<double> values(const RawTensor& t) {
+  std::vector<double> out;
+  for_each_index(t.shape(), [&](const std::vector<int64_t>& i) { out.push_back(get(t, i)); });
+  return out;
+}
+
+/// A contiguous tensor whose row-major elements are `vals` (cast to dtype by C++ rules).
+inline RawTensor make(const Shape& shape, DType dtype, const std::vector<double>& vals) {
+  RawTensor t = raw::empty(shape, dtype);
+  void* base = t.storage()->data();
+  for (std::size_t i = 0; i < vals.size(); ++i) {
+    switch (dtype) {
+      case DType::b8: static_cast<bool*>(base)[i] = vals[i] != 0; break;
+      case DType::i32: static_cast<int32_t*>(base)[i] = int32_t(vals[i]); break;
+      case DType::i64: static_cast<int64_t*>(base)[i] = int64_t(vals[i]); break;
+      case DType::f32: static_cast<float*>(base)[i] = float(vals[i]); break;
+      case DType::f64: static_cast<double*>(base)[i] = vals[i]; break;
+    }
+  }
+  return t;
+}
+
+/// n random values fit for dtype: bool 0/1, integers in [-9, 9], floats normal.
+inline std::vector<double> random_values(int64_t n, DType dtype, std::mt19937_64& rng) {
+  std::vector<double> v(std::size_t(std::max<int64_t>(n, 0)));
+  std::normal_distribution<double> normal;
+  std::uniform_int_distribution<int> small(-9, 9), coin(0, 1);
+  for (double& x : v) {
+    if (dtype == DType::b8) x = coin(rng);
+    else if (is_integral(dtype)) x = small(rng);
+    else x = dtype == DType::f32 ? double(float(normal(rng))) : normal(rng);
+  }
+  return v;
+}
+
+/// How a test tensor's layout is made.
+enum class LayoutKind { contiguous, permuted, sliced, flipped, broadcast, offset };
+inline constexpr LayoutKind kAllLayouts[] = {LayoutKind::contiguous, LayoutKind::permuted,
+                                             LayoutKind::sliced,     LayoutKind::flipped,
+                                             LayoutKind::broadcast,  LayoutKind::offset};
+inline std::string layout_name(LayoutKind k) {
+  constexpr const char* names[] = {"contiguous", "permuted", "sliced", "flipped", "broadcast", "offset"};
+  return names[int(k)];
+}
+
+/// A tensor of logical shape `shape` with random values and a layout of the
+/// given kind, built from a larger or reordered base by view transforms:
+///   permuted: a contiguous base of the permuted shape, permuted back;
+///   sliced: every axis taken with step 2 from a base twice as large;
+///   flipped: every axis reversed (negative strides);
+///   broadcast: size-1 dims where the rng says so, expanded (zero strides);
+///   offset: a contiguous view starting 5 elements into its storage.
+inline RawTensor random_tensor(const Shape& shape, DType dtype, LayoutKind kind, std::mt19937_64& rng) {
+  const int64_t nd = shape.ndim();
+  switch (kind) {
+    case LayoutKind::contiguous: {
+      int64_t n = 1;
+      for (int64_t d : shape) n *= d;
+      return make(shape, dtype, random_values(n, dtype, rng));
+    }
+    case LayoutKind::permuted: {
+      std::vector<int64_t> perm(std::size_t(nd));
+      for (int64_t i = 0; i < nd; ++i) perm[std::size_t(i)] = i;
+      std::shuffle(perm.begin(), perm.end(), rng);
+      Shape base_shape(std::size_t(nd), 0);
+      for (int64_t i = 0; i < nd; ++i) base_shape[std::size_t(perm[std::size_t(i)])] = shape[std::size_t(i)];
+      RawTensor base = random_tensor(base_shape, dtype, LayoutKind::contiguous, rng);
+      return base.permute(Shape(perm));
+    }
+    case LayoutKind::sliced: {
+      Shape big = shape;
+      for (auto& d : big) d = 2 * d + 1;
+      RawTensor t = random_tensor(big, dtype, LayoutKind::contiguous, rng);
+      for (int64_t i = 0; i < nd; ++i) t = t.slice(i, 1, 1 + 2 * shape[std::size_t(i)], 2);
+      return t;
+    }
+    case LayoutKind::flipped: {
+      RawTensor t = random_tensor(shape, dtype, LayoutKind::contiguous, rng);
+      for (int64_t i = 0; i < nd; ++i) t = t.flip(i);
+      return t;
+    }
+    case LayoutKind::broadcast: {
+      Shape small = shape;
+      std::bernoulli_distribution squash(0.5);
+      for (auto& d : small) {
+        if (squash(rng)) d = std::min<int64_t>(d, 1);
+      }
+      return random_tensor(small, dtype, LayoutKind::contiguous, rng).expand(shape);
+    }
+    case LayoutKind::offset: {
+      int64_t n = 1;
+      for (int64_t d : shape) n *= d;
+      RawTensor flat = make({n + 5}, dtype, random_values(n + 5, dtype, rng));
+      return flat.view(Layout{shape, contiguous_strides(shape), 5});
+    }
+  }
+  return {};
+}
+
+}  // namespace strata::testing
