@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: MIT
 // NumPy-like printing of a RawTensor:
-//   tensor([[1.5, 2. ],
-//           [3. , 4. ]], shape=[2, 2], dtype=f64)
+//   tensor([[1.5000, 2.0000],
+//           [3.0000, 4.0000]], shape=[2, 2], dtype=f64)
+// Floats share one style per tensor (as PyTorch does): "3." when every value
+// is a whole number, else 4 decimals, or scientific notation when magnitudes
+// are very large, very small or spread over more than 3 decades.
 // Axes longer than 2 * kEdge are summarised with "..." once the tensor has
 // more than kThreshold elements, as numpy.set_printoptions does by default.
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
+#include <limits>
 #include <ostream>
 #include <sstream>
 #include <string>
@@ -21,20 +25,42 @@ namespace {
 constexpr int64_t kThreshold = 1000;
 constexpr int64_t kEdge = 3;
 
-std::string format_value(double v, DType t, int precision) {
-  std::ostringstream os;
+// How floats are written: one style for the whole tensor, like PyTorch.
+enum class Style { whole, fixed, scientific };
+
+Style choose_style(const std::vector<double>& values, DType t) {
+  if (!is_floating(t)) return Style::whole;
+  double lo = std::numeric_limits<double>::infinity(), hi = 0;
+  bool integral = true;
+  for (double v : values) {
+    if (!std::isfinite(v)) continue;
+    const double a = std::fabs(v);
+    integral = integral && v == std::nearbyint(v) && a < 1e16;
+    if (a > 0) lo = std::min(lo, a);
+    hi = std::max(hi, a);
+  }
+  if (integral) return Style::whole;  // written "3."
+  if (hi >= 1e8 || lo < 1e-4 || hi / lo > 1e3) return Style::scientific;
+  return Style::fixed;
+}
+
+std::string format_value(double v, DType t, Style style) {
   if (t == DType::b8) return v != 0 ? "true" : "false";
+  std::ostringstream os;
   if (is_integral(t)) {
     os << static_cast<int64_t>(v);
     return os.str();
   }
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  os << std::setprecision(precision) << v;
-  std::string s = os.str();
-  // Floats always show a decimal point, like NumPy ("2." not "2").
-  if (s.find_first_of(".e") == std::string::npos) s += ".";
-  return s;
+  if (style == Style::scientific) {
+    os << std::scientific << std::setprecision(4) << v;
+  } else if (style == Style::whole) {
+    os << std::fixed << std::setprecision(0) << v << '.';
+  } else {
+    os << std::fixed << std::setprecision(4) << v;
+  }
+  return os.str();
 }
 
 struct Printer {
@@ -43,6 +69,7 @@ struct Printer {
   const Strides& strides;  // row-major strides of `values`
   DType dtype;
   bool summarise;
+  Style style = Style::fixed;
   std::size_t width = 0;
 
   // Positions shown along axis d: all, or the first and last kEdge (-1 marks "...").
@@ -61,7 +88,7 @@ struct Printer {
 
   void measure(int64_t d, int64_t base) {
     if (d == shape.ndim()) {
-      width = std::max(width, format_value(values[base], dtype, 6).size());
+      width = std::max(width, format_value(values[base], dtype, style).size());
       return;
     }
     for (int64_t i : positions(d)) {
@@ -71,7 +98,7 @@ struct Printer {
 
   void print(std::ostream& os, int64_t d, int64_t base, int indent) const {
     if (d == shape.ndim()) {
-      std::string s = format_value(values[base], dtype, 6);
+      std::string s = format_value(values[base], dtype, style);
       os << std::string(width - s.size(), ' ') << s;
       return;
     }
@@ -111,6 +138,7 @@ std::ostream& operator<<(std::ostream& os, const RawTensor& t) {
   if (t.numel() == 0) {
     os << "[]";
   } else {
+    p.style = choose_style(values, t.dtype());
     p.measure(0, 0);
     p.print(os, 0, 0, kPrefix);
   }
