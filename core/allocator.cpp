@@ -10,8 +10,11 @@
 namespace strata {
 
 std::size_t CachingAllocator::size_class(std::size_t bytes) {
-  constexpr std::size_t kMin = 64;
+  constexpr std::size_t kMin = 64, kMax = std::size_t{1} << 62;
   if (bytes <= kMin) return kMin;
+  if (bytes > kMax) {
+    detail::fail<ValueError>("allocate", "request of ", bytes, " bytes is larger than any memory");
+  }
   // Round up to the next multiple of a quarter of the enclosing power of two:
   // at most 25% waste, and few distinct classes.
   const std::size_t pow2 = std::bit_floor(bytes);

@@ -20,10 +20,10 @@ int64_t Layout::numel() const {
 }
 
 bool Layout::is_contiguous() const {
+  if (numel() == 0) return true;
   int64_t expected = 1;
   for (std::size_t i = shape.size(); i-- > 0;) {
     if (shape[i] == 1) continue;
-    if (shape[i] == 0) return true;
     if (strides[i] != expected) return false;
     expected *= shape[i];
   }
@@ -103,12 +103,15 @@ Layout Layout::slice(int64_t axis, std::optional<int64_t> start, std::optional<i
   };
   const int64_t b = clamp(start, step > 0 ? 0 : n - 1);
   const int64_t e = clamp(stop, step > 0 ? n : -1);
+  // b and e are clamped into [-1, n], so these never overflow, whatever the step.
   int64_t len = 0;
-  if (step > 0 && e > b) len = (e - b + step - 1) / step;
-  if (step < 0 && b > e) len = (b - e + (-step) - 1) / (-step);
+  if (step > 0 && e > b) len = (e - b - 1) / step + 1;
+  if (step < 0 && b > e) len = (e - b + 1) / step + 1;
   Layout out = *this;
   out.shape[axis] = len;
-  out.strides[axis] = strides[axis] * step;
+  if (len > 1 && __builtin_mul_overflow(strides[axis], step, &out.strides[axis])) {
+    detail::fail<ValueError>("slice", "step ", step, " overflows the stride of axis ", axis);
+  }
   if (len > 0) out.offset += b * strides[axis];
   return out;
 }

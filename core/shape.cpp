@@ -22,17 +22,19 @@ std::ostream& operator<<(std::ostream& os, const Shape& s) {
 }
 
 int64_t checked_numel(const Shape& s, std::string_view op) {
+  // The product of the nonzero dims must fit even when some dim is 0, so the
+  // answer never depends on the order of the dims and strides never overflow.
   int64_t n = 1;
+  bool empty = false;
   for (int64_t d : s) {
     if (d < 0) detail::fail<ValueError>(op, "negative dimension ", d, " in shape ", s);
-  }
-  for (int64_t d : s) {
-    if (d == 0) return 0;
-    if (__builtin_mul_overflow(n, d, &n)) {
+    if (d == 0) {
+      empty = true;
+    } else if (__builtin_mul_overflow(n, d, &n)) {
       detail::fail<ValueError>(op, "element count of shape ", s, " overflows int64");
     }
   }
-  return n;
+  return empty ? 0 : n;
 }
 
 Strides contiguous_strides(const Shape& s) {
