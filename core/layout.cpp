@@ -49,7 +49,7 @@ Layout Layout::permute(const Shape& dims) const {
   std::vector<bool> seen(n, false);
   Layout out{Shape(n), Strides(n), offset};
   for (int64_t i = 0; i < n; ++i) {
-    const int64_t d = normalize_axis(dims[i], n, "permute");
+    const int64_t d = normalize_axis(dims[i], shape, "permute");
     if (seen[d]) {
       detail::fail<ShapeError>("permute", "permutation ", dims, " repeats axis ", d,
                                " (shape ", shape, ")");
@@ -62,8 +62,8 @@ Layout Layout::permute(const Shape& dims) const {
 }
 
 Layout Layout::transpose(int64_t a, int64_t b) const {
-  a = normalize_axis(a, ndim(), "transpose");
-  b = normalize_axis(b, ndim(), "transpose");
+  a = normalize_axis(a, shape, "transpose");
+  b = normalize_axis(b, shape, "transpose");
   Layout out = *this;
   std::swap(out.shape[a], out.shape[b]);
   std::swap(out.strides[a], out.strides[b]);
@@ -91,7 +91,7 @@ Layout Layout::expand(const Shape& target) const {
 
 Layout Layout::slice(int64_t axis, std::optional<int64_t> start, std::optional<int64_t> stop,
                      int64_t step) const {
-  axis = normalize_axis(axis, ndim(), "slice");
+  axis = normalize_axis(axis, shape, "slice");
   if (step == 0) detail::fail<ValueError>("slice", "step must not be zero (axis ", axis, ")");
   const int64_t n = shape[axis];
   // Python's slice.indices: clamp into range, with defaults depending on the step's sign.
@@ -117,7 +117,7 @@ Layout Layout::slice(int64_t axis, std::optional<int64_t> start, std::optional<i
 }
 
 Layout Layout::select(int64_t axis, int64_t index) const {
-  axis = normalize_axis(axis, ndim(), "select");
+  axis = normalize_axis(axis, shape, "select");
   const int64_t n = shape[axis];
   if (index < -n || index >= n) {
     detail::fail<IndexError>("select", "index ", index, " is out of range for axis ", axis,
@@ -132,7 +132,7 @@ Layout Layout::select(int64_t axis, int64_t index) const {
 }
 
 Layout Layout::flip(int64_t axis) const {
-  axis = normalize_axis(axis, ndim(), "flip");
+  axis = normalize_axis(axis, shape, "flip");
   Layout out = *this;
   if (shape[axis] > 0) out.offset += (shape[axis] - 1) * strides[axis];
   out.strides[axis] = -strides[axis];
@@ -140,7 +140,7 @@ Layout Layout::flip(int64_t axis) const {
 }
 
 Layout Layout::squeeze(int64_t axis) const {
-  axis = normalize_axis(axis, ndim(), "squeeze");
+  axis = normalize_axis(axis, shape, "squeeze");
   if (shape[axis] != 1) {
     detail::fail<ShapeError>("squeeze", "axis ", axis, " of shape ", shape, " has size ",
                              shape[axis], ", not 1");

@@ -54,6 +54,15 @@ int64_t normalize_axis(int64_t axis, int64_t ndim, std::string_view op) {
   return axis < 0 ? axis + ndim : axis;
 }
 
+int64_t normalize_axis(int64_t axis, const Shape& shape, std::string_view op) {
+  const int64_t ndim = shape.ndim();
+  if (axis < -ndim || axis >= ndim) {
+    detail::fail<IndexError>(op, "axis ", axis, " is out of range for a tensor of shape ", shape,
+                             " (rank ", ndim, ")");
+  }
+  return axis < 0 ? axis + ndim : axis;
+}
+
 Shape broadcast_shapes(const Shape& a, const Shape& b, std::string_view op) {
   const std::size_t n = std::max(a.size(), b.size());
   Shape out(n, 1);

@@ -38,6 +38,8 @@ int64_t checked_numel(const Shape& s, std::string_view op);
 Strides contiguous_strides(const Shape& s);
 /// Maps axis in [-ndim, ndim) to [0, ndim); throws IndexError naming op otherwise.
 int64_t normalize_axis(int64_t axis, int64_t ndim, std::string_view op);
+/// Same, for an axis of a tensor of this shape; the message names the shape.
+int64_t normalize_axis(int64_t axis, const Shape& shape, std::string_view op);
 /// The NumPy broadcast of two shapes; throws ShapeError naming op and the first bad axis.
 Shape broadcast_shapes(const Shape& a, const Shape& b, std::string_view op);
 

@@ -74,6 +74,12 @@ RawTensor unaliased(const RawTensor& dst, const RawTensor& src) {
   return src;
 }
 
+Shape all_axes(int64_t ndim) {
+  Shape axes;
+  for (int64_t d = 0; d < ndim; ++d) axes.push_back(d);
+  return axes;
+}
+
 void check_unary_dtype(UnaryOp op, DType t) {
   const std::string_view name = op_name(op);
   switch (op) {
@@ -132,7 +138,12 @@ RawTensor arange(double start, double stop, double step, DType dtype, Device dev
   }
   const double count = std::ceil((stop - start) / step);
   if (count > 9.0e18) fail<ValueError>("arange", "element count ", count, " overflows int64");
-  const int64_t n = count > 0 ? static_cast<int64_t>(count) : 0;
+  int64_t n = count > 0 ? static_cast<int64_t>(count) : 0;
+  // Rounding in (stop - start) / step can admit one element at or past stop; drop it.
+  while (n > 0 && (step > 0 ? start + double(n - 1) * step >= stop
+                            : start + double(n - 1) * step <= stop)) {
+    --n;
+  }
   RawTensor out = empty({n}, dtype, device);
   if (n > 0) backend_for(device).arange(out, start, step);
   return out;
@@ -220,11 +231,12 @@ RawTensor reduce(ReduceOp op, const RawTensor& x, const Shape& axes, bool keepdi
   const std::string_view name = op_name(op);
   require_defined(x, name);
   Shape sorted;
-  for (int64_t a : axes) sorted.push_back(normalize_axis(a, x.ndim(), name));
+  for (int64_t a : axes) sorted.push_back(normalize_axis(a, x.shape(), name));
   std::sort(sorted.begin(), sorted.end());
   for (std::size_t i = 1; i < sorted.size(); ++i) {
     if (sorted[i] == sorted[i - 1]) {
-      fail<IndexError>(name, "axis ", sorted[i], " repeated in axes ", axes);
+      fail<IndexError>(name, "axis ", sorted[i], " repeated in axes ", axes, " (shape ", x.shape(),
+                       ")");
     }
   }
   Shape kept = x.shape();
@@ -283,7 +295,8 @@ RawTensor pad(const RawTensor& x, const std::vector<std::pair<int64_t, int64_t>>
     if (lo < 0 || hi < 0) {
       fail<ValueError>("pad", "padding (", lo, ", ", hi, ") on axis ", i, " is negative");
     }
-    if (__builtin_add_overflow(shape[i], lo + hi, &shape[i])) {
+    if (__builtin_add_overflow(shape[i], lo, &shape[i]) ||
+        __builtin_add_overflow(shape[i], hi, &shape[i])) {
       fail<ValueError>("pad", "padded size of axis ", i, " overflows");
     }
   }
@@ -300,7 +313,7 @@ RawTensor concat(const std::vector<RawTensor>& xs, int64_t axis) {
   if (xs.empty()) fail<ValueError>("concat", "needs at least one tensor");
   for (const RawTensor& x : xs) require_defined(x, "concat");
   const RawTensor& first = xs.front();
-  axis = normalize_axis(axis, first.ndim(), "concat");
+  axis = normalize_axis(axis, first.shape(), "concat");
   Shape shape = first.shape();
   shape[axis] = 0;
   for (std::size_t i = 0; i < xs.size(); ++i) {
@@ -391,7 +404,7 @@ RawTensor index_select(const RawTensor& x, int64_t axis, const RawTensor& idx) {
   require_defined(idx, "index_select");
   require_same_device(x, idx, "index_select");
   if (x.ndim() == 0) fail<IndexError>("index_select", "cannot index a rank-0 tensor");
-  axis = normalize_axis(axis, x.ndim(), "index_select");
+  axis = normalize_axis(axis, x.shape(), "index_select");
   RawTensor out = empty(index_result_shape(x, axis, idx, "index_select"), x.dtype(), x.device());
   if (idx.numel() > 0) backend_for(x.device()).index_select(out, x, axis, idx);
   return out;
@@ -402,7 +415,7 @@ RawTensor index_add(const RawTensor& x, int64_t axis, const RawTensor& idx, cons
   require_same_device(x, idx, "index_add");
   require_same_device(x, src, "index_add");
   if (x.ndim() == 0) fail<IndexError>("index_add", "cannot index a rank-0 tensor");
-  axis = normalize_axis(axis, x.ndim(), "index_add");
+  axis = normalize_axis(axis, x.shape(), "index_add");
   const Shape expected = index_result_shape(x, axis, idx, "index_add");
   if (src.shape() != expected) {
     fail<ShapeError>("index_add", "source has shape ", src.shape(), ", expected ", expected,
@@ -447,6 +460,13 @@ void binary_(BinaryOp op, const RawTensor& dst, const RawTensor& src) {
   if (is_comparison(op)) fail<ValueError>(name, "comparisons cannot be done in place");
   check_binary_dtype(op, dst.dtype());
   require_writable(dst, name);
+  if (op == BinaryOp::div && is_integral(src.dtype()) && src.numel() > 0) {
+    // Check before writing, so a failed division leaves dst untouched.
+    const RawTensor zero = full({}, 0.0, src.dtype(), src.device()).expand(src.shape());
+    bool found = false;
+    to_host(reduce(ReduceOp::max, binary(BinaryOp::eq, src, zero), all_axes(src.ndim())), &found);
+    if (found) fail<ValueError>(name, "integer division by zero");
+  }
   if (dst.numel() > 0) backend_for(dst.device()).binary(op, dst, dst, unaliased(dst, src));
   dst.storage()->bump_version();
 }

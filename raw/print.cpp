@@ -47,10 +47,6 @@ Style choose_style(const std::vector<double>& values, DType t) {
 std::string format_value(double v, DType t, Style style) {
   if (t == DType::b8) return v != 0 ? "true" : "false";
   std::ostringstream os;
-  if (is_integral(t)) {
-    os << static_cast<int64_t>(v);
-    return os.str();
-  }
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   if (style == Style::scientific) {
@@ -64,13 +60,19 @@ std::string format_value(double v, DType t, Style style) {
 }
 
 struct Printer {
-  const std::vector<double>& values;
+  const std::vector<double>& values;  // floats and bools
+  const std::vector<int64_t>& ints;   // integers, exactly (doubles lose i64 digits)
   const Shape& shape;
   const Strides& strides;  // row-major strides of `values`
   DType dtype;
   bool summarise;
   Style style = Style::fixed;
   std::size_t width = 0;
+
+  std::string cell(int64_t i) const {
+    if (is_integral(dtype)) return std::to_string(ints[std::size_t(i)]);
+    return format_value(values[std::size_t(i)], dtype, style);
+  }
 
   // Positions shown along axis d: all, or the first and last kEdge (-1 marks "...").
   std::vector<int64_t> positions(int64_t d) const {
@@ -88,7 +90,7 @@ struct Printer {
 
   void measure(int64_t d, int64_t base) {
     if (d == shape.ndim()) {
-      width = std::max(width, format_value(values[base], dtype, style).size());
+      width = std::max(width, cell(base).size());
       return;
     }
     for (int64_t i : positions(d)) {
@@ -98,7 +100,7 @@ struct Printer {
 
   void print(std::ostream& os, int64_t d, int64_t base, int indent) const {
     if (d == shape.ndim()) {
-      std::string s = format_value(values[base], dtype, style);
+      std::string s = cell(base);
       os << std::string(width - s.size(), ' ') << s;
       return;
     }
@@ -128,11 +130,18 @@ struct Printer {
 
 std::ostream& operator<<(std::ostream& os, const RawTensor& t) {
   if (!t.defined()) return os << "tensor(undefined)";
-  const RawTensor host = raw::to_device(raw::cast(t, DType::f64), Device::cpu());
-  std::vector<double> values(static_cast<std::size_t>(host.numel()));
-  raw::to_host(host, values.data());
+  const RawTensor host = raw::to_device(t, Device::cpu());
+  std::vector<double> values;
+  std::vector<int64_t> ints;
+  if (is_integral(t.dtype())) {
+    ints.resize(std::size_t(t.numel()));
+    raw::to_host(raw::cast(host, DType::i64), ints.data());
+  } else {
+    values.resize(std::size_t(t.numel()));
+    raw::to_host(raw::cast(host, DType::f64), values.data());
+  }
   const Strides strides = contiguous_strides(t.shape());
-  Printer p{values, t.shape(), strides, t.dtype(), t.numel() > kThreshold};
+  Printer p{values, ints, t.shape(), strides, t.dtype(), t.numel() > kThreshold};
   constexpr int kPrefix = 7;  // "tensor("
   os << "tensor(";
   if (t.numel() == 0) {

@@ -127,7 +127,7 @@ inline RawTensor random_tensor(const Shape& shape, DType dtype, LayoutKind kind,
       return make(shape, dtype, random_values(n, dtype, rng));
     }
     case LayoutKind::permuted: {
-      std::vector<int64_t> perm(std::size_t(nd));
+      std::vector<int64_t> perm(static_cast<std::size_t>(nd));
       for (int64_t i = 0; i < nd; ++i) perm[std::size_t(i)] = i;
       std::shuffle(perm.begin(), perm.end(), rng);
       Shape base_shape(std::size_t(nd), 0);

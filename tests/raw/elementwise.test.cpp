@@ -1,0 +1,465 @@
+// SPDX-License-Identifier: MIT
+// raw::unary, raw::binary and raw::where against naive double-precision loops
+// over multi-indices, on every layout kind of tests/support/naive.hpp (and
+// negative-step slices), on scalars, size-0/size-1 dims and ranks 9 and 12.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "support/elementwise_ref.hpp"
+
+namespace st = strata;
+namespace tt = strata::testing;
+using st::BinaryOp;
+using st::DType;
+using st::RawTensor;
+using st::Shape;
+using st::UnaryOp;
+using Idx = std::vector<int64_t>;
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr DType kAllDTypes[] = {st::bool_, st::i32, st::i64, st::f32, st::f64};
+
+std::string dname(DType t) { return std::string(st::dtype_name(t)); }
+
+// --- the reference: what each op means, in double precision -----------------
+
+std::vector<DType> unary_dtypes(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::neg:
+    case UnaryOp::abs:
+    case UnaryOp::sign:
+      return {st::i32, st::i64, st::f32, st::f64};
+    case UnaryOp::logical_not:
+      return {st::bool_};
+    default:
+      return {st::f32, st::f64};
+  }
+}
+
+double unary_ref(UnaryOp op, double x) {
+  switch (op) {
+    case UnaryOp::neg:
+      return -x;
+    case UnaryOp::exp:
+      return std::exp(x);
+    case UnaryOp::log:
+      return std::log(x);
+    case UnaryOp::sin:
+      return std::sin(x);
+    case UnaryOp::cos:
+      return std::cos(x);
+    case UnaryOp::sqrt:
+      return std::sqrt(x);
+    case UnaryOp::tanh:
+      return std::tanh(x);
+    case UnaryOp::abs:
+      return std::fabs(x);
+    case UnaryOp::sign:
+      return std::isnan(x) ? kNaN : x > 0 ? 1.0 : x < 0 ? -1.0 : 0.0;
+    case UnaryOp::logical_not:
+      return x == 0 ? 1.0 : 0.0;
+  }
+  return kNaN;
+}
+
+std::vector<DType> binary_dtypes(BinaryOp op) {
+  if (st::is_comparison(op)) return {kAllDTypes, kAllDTypes + 5};
+  if (op == BinaryOp::logical_and || op == BinaryOp::logical_or) return {st::bool_};
+  if (op == BinaryOp::pow) return {st::f32, st::f64};
+  return {st::i32, st::i64, st::f32, st::f64};
+}
+
+/// Inputs are small integers for integer dtypes, so double arithmetic is exact.
+double binary_ref(BinaryOp op, double a, double b, DType t) {
+  const bool nan = std::isnan(a) || std::isnan(b);
+  switch (op) {
+    case BinaryOp::add:
+      return a + b;
+    case BinaryOp::sub:
+      return a - b;
+    case BinaryOp::mul:
+      return a * b;
+    case BinaryOp::div:
+      return st::is_integral(t) ? std::trunc(a / b) : a / b;
+    case BinaryOp::pow:
+      return std::pow(a, b);
+    case BinaryOp::maximum:
+      return nan ? kNaN : a < b ? b : a;
+    case BinaryOp::minimum:
+      return nan ? kNaN : b < a ? b : a;
+    case BinaryOp::eq:
+      return a == b;
+    case BinaryOp::ne:
+      return a != b;
+    case BinaryOp::lt:
+      return a < b;
+    case BinaryOp::le:
+      return a <= b;
+    case BinaryOp::gt:
+      return a > b;
+    case BinaryOp::ge:
+      return a >= b;
+    case BinaryOp::logical_and:
+      return a != 0 && b != 0;
+    case BinaryOp::logical_or:
+      return a != 0 || b != 0;
+  }
+  return kNaN;
+}
+
+/// Float special values every float op sees besides the random ones.
+const std::vector<double> kSpecials = {kNaN, kInf, -kInf, 0.0,   -0.0,   1e-30, -1e-30, 1.0,
+                                       -1.0, 0.5,  -0.5,  100.0, -100.0, 1e30,  -1e30,  3.14159};
+
+// --- sweeps ---------------------------------------------------------------------
+
+void check_unary(UnaryOp op) {
+  const std::string name(st::op_name(op));
+  for (DType t : unary_dtypes(op)) {
+    std::mt19937_64 rng(1000 + 10 * int(op) + int(t));
+    for (const Shape& s : tt::sweep_shapes(11)) {
+      for (const auto& v : tt::layout_variants(s)) {
+        const RawTensor x = v.make(s, t, rng);
+        const RawTensor y = st::raw::unary(op, x);
+        INFO(name << " " << dname(t) << " shape " << s << " layout " << v.name);
+        CHECK(y.storage() != x.storage());
+        CHECK(tt::first_mismatch(y, s, t,
+                                 [&](const Idx& i) { return unary_ref(op, tt::get(x, i)); }) == "");
+      }
+    }
+    if (st::is_floating(t)) {
+      const RawTensor sp = tt::make({int64_t(kSpecials.size())}, t, kSpecials);
+      for (const RawTensor& x : {sp, sp.flip(0), sp.slice(0, 1, std::nullopt, 3)}) {
+        INFO(name << " " << dname(t) << " special values, strides " << x.strides());
+        CHECK(tt::first_mismatch(st::raw::unary(op, x), x.shape(), t,
+                                 [&](const Idx& i) { return unary_ref(op, tt::get(x, i)); }) == "");
+      }
+    }
+  }
+}
+
+/// Makes a and b for op: nonzero integer divisors, float ties (quantised) and NaNs.
+void prepare_operands(BinaryOp op, DType t, const RawTensor& a, const RawTensor& b) {
+  if (op == BinaryOp::div && st::is_integral(t)) tt::replace_zeros(b);
+  if (st::is_floating(t)) {
+    if (op != BinaryOp::pow) {
+      tt::quantize(a);
+      tt::quantize(b);
+    }
+    tt::sprinkle_nan(a, 11);
+    tt::sprinkle_nan(b, 7, 3);
+  }
+}
+
+void check_binary(BinaryOp op) {
+  const std::string name(st::op_name(op));
+  for (DType t : binary_dtypes(op)) {
+    std::mt19937_64 rng(2000 + 10 * int(op) + int(t));
+    const DType out_t = st::is_comparison(op) ? st::bool_ : t;
+    for (const Shape& s : tt::sweep_shapes(12)) {
+      const auto vars = tt::layout_variants(s);
+      for (std::size_t k = 0; k < vars.size(); ++k) {
+        for (std::size_t shift : {std::size_t(0), std::size_t(1)}) {  // same and mixed layouts
+          const auto& va = vars[k];
+          const auto& vb = vars[(k + shift) % vars.size()];
+          const RawTensor a = va.make(s, t, rng);
+          const RawTensor b = vb.make(s, t, rng);
+          prepare_operands(op, t, a, b);
+          const RawTensor y = st::raw::binary(op, a, b);
+          INFO(name << " " << dname(t) << " shape " << s << " layouts " << va.name << ", "
+                    << vb.name);
+          CHECK(y.storage() != a.storage());
+          CHECK(tt::first_mismatch(y, s, out_t, [&](const Idx& i) {
+                  return binary_ref(op, tt::get(a, i), tt::get(b, i), t);
+                }) == "");
+        }
+      }
+    }
+  }
+}
+
+/// A shape of n dims, all of size 2.
+Shape twos(int n) { return Shape(std::size_t(n), 2); }
+
+}  // namespace
+
+TEST_CASE("unary ops match a double-precision reference on every layout", "[raw]") {
+  SECTION("neg") { check_unary(UnaryOp::neg); }
+  SECTION("exp") { check_unary(UnaryOp::exp); }
+  SECTION("log") { check_unary(UnaryOp::log); }
+  SECTION("sin") { check_unary(UnaryOp::sin); }
+  SECTION("cos") { check_unary(UnaryOp::cos); }
+  SECTION("sqrt") { check_unary(UnaryOp::sqrt); }
+  SECTION("tanh") { check_unary(UnaryOp::tanh); }
+  SECTION("abs") { check_unary(UnaryOp::abs); }
+  SECTION("sign") { check_unary(UnaryOp::sign); }
+  SECTION("logical_not") { check_unary(UnaryOp::logical_not); }
+}
+
+TEST_CASE("binary ops match a double-precision reference on every layout", "[raw]") {
+  SECTION("add") { check_binary(BinaryOp::add); }
+  SECTION("sub") { check_binary(BinaryOp::sub); }
+  SECTION("mul") { check_binary(BinaryOp::mul); }
+  SECTION("div") { check_binary(BinaryOp::div); }
+  SECTION("pow") { check_binary(BinaryOp::pow); }
+  SECTION("maximum") { check_binary(BinaryOp::maximum); }
+  SECTION("minimum") { check_binary(BinaryOp::minimum); }
+  SECTION("eq") { check_binary(BinaryOp::eq); }
+  SECTION("ne") { check_binary(BinaryOp::ne); }
+  SECTION("lt") { check_binary(BinaryOp::lt); }
+  SECTION("le") { check_binary(BinaryOp::le); }
+  SECTION("gt") { check_binary(BinaryOp::gt); }
+  SECTION("ge") { check_binary(BinaryOp::ge); }
+  SECTION("logical_and") { check_binary(BinaryOp::logical_and); }
+  SECTION("logical_or") { check_binary(BinaryOp::logical_or); }
+}
+
+TEST_CASE("where matches a reference on every layout and dtype", "[raw]") {
+  for (DType t : kAllDTypes) {
+    DYNAMIC_SECTION("where " << dname(t)) {
+      std::mt19937_64 rng(3000 + int(t));
+      for (const Shape& s : tt::sweep_shapes(13)) {
+        const auto vars = tt::layout_variants(s);
+        for (std::size_t k = 0; k < vars.size(); ++k) {
+          const RawTensor c = vars[k].make(s, st::bool_, rng);
+          const RawTensor a = vars[(k + 1) % vars.size()].make(s, t, rng);
+          const RawTensor b = vars[(k + 2) % vars.size()].make(s, t, rng);
+          tt::sprinkle_nan(a, 5);
+          const RawTensor y = st::raw::where(c, a, b);
+          INFO("where " << dname(t) << " shape " << s << " cond layout " << vars[k].name);
+          CHECK(tt::first_mismatch(y, s, t, [&](const Idx& i) {
+                  return tt::get(c, i) != 0 ? tt::get(a, i) : tt::get(b, i);
+                }) == "");
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("rank-9 permuted and rank-12 contiguous add", "[raw]") {
+  std::mt19937_64 rng(42);
+  SECTION("rank 9, all dims 2, permutation reversed") {
+    const Shape s = twos(9);
+    const RawTensor base_a = tt::random_tensor(s, st::f64, tt::LayoutKind::contiguous, rng);
+    const RawTensor base_b = tt::random_tensor(s, st::f64, tt::LayoutKind::contiguous, rng);
+    const Shape rev = {8, 7, 6, 5, 4, 3, 2, 1, 0};
+    const RawTensor a = base_a.permute(rev), b = base_b.permute(rev);
+    REQUIRE_FALSE(a.is_contiguous());
+    auto reversed = [](const Idx& i) { return Idx(i.rbegin(), i.rend()); };
+    // Both permuted, and permuted + contiguous (the permuted base read in order).
+    CHECK(tt::first_mismatch(st::raw::binary(BinaryOp::add, a, b), s, st::f64, [&](const Idx& i) {
+            return tt::get(base_a, reversed(i)) + tt::get(base_b, reversed(i));
+          }) == "");
+    CHECK(tt::first_mismatch(st::raw::binary(BinaryOp::add, a, base_b), s, st::f64,
+                             [&](const Idx& i) {
+                               return tt::get(base_a, reversed(i)) + tt::get(base_b, i);
+                             }) == "");
+    // The same on i32, where the answer is exact.
+    const RawTensor ia = tt::random_tensor(s, st::i32, tt::LayoutKind::contiguous, rng);
+    CHECK(tt::first_mismatch(
+              st::raw::binary(BinaryOp::add, ia.permute(rev), ia), s, st::i32,
+              [&](const Idx& i) { return tt::get(ia, reversed(i)) + tt::get(ia, i); }) == "");
+  }
+  SECTION("rank 12, contiguous") {
+    const Shape s = {2, 1, 3, 2, 1, 2, 2, 1, 2, 3, 1, 2};
+    int64_t n = 1;
+    for (int64_t d : s) n *= d;
+    const auto va = tt::random_values(n, st::f32, rng), vb = tt::random_values(n, st::f32, rng);
+    const RawTensor y =
+        st::raw::binary(BinaryOp::add, tt::make(s, st::f32, va), tt::make(s, st::f32, vb));
+    REQUIRE(y.shape() == s);
+    REQUIRE(y.ndim() == 12);
+    int64_t flat = 0;
+    bool ok = true;
+    tt::for_each_index(s, [&](const Idx& i) {
+      ok = ok && tt::get(y, i) == double(float(va[std::size_t(flat)] + vb[std::size_t(flat)]));
+      ++flat;
+    });
+    CHECK(ok);
+    CHECK(flat == n);
+  }
+}
+
+TEST_CASE("elementwise ops on large strided tensors (parallel path)", "[raw]") {
+  std::mt19937_64 rng(7);
+  // 2^17 elements: above the kernels' grain, so several threads take part.
+  const RawTensor base = tt::random_tensor({256, 512}, st::f32, tt::LayoutKind::contiguous, rng);
+  const RawTensor a = base.transpose(0, 1);  // [512, 256], permuted
+  const RawTensor b = tt::random_tensor({512, 256}, st::f32, tt::LayoutKind::flipped, rng);
+  SECTION("mul") {
+    CHECK(tt::first_mismatch(st::raw::binary(BinaryOp::mul, a, b), {512, 256}, st::f32,
+                             [&](const Idx& i) { return tt::get(a, i) * tt::get(b, i); }) == "");
+  }
+  SECTION("tanh") {
+    CHECK(tt::first_mismatch(st::raw::unary(UnaryOp::tanh, a), {512, 256}, st::f32,
+                             [&](const Idx& i) { return std::tanh(tt::get(a, i)); }) == "");
+  }
+  SECTION("where") {
+    const RawTensor c = st::raw::binary(BinaryOp::gt, a, b);
+    CHECK(tt::first_mismatch(st::raw::where(c, a, b), {512, 256}, st::f32, [&](const Idx& i) {
+            return std::max(tt::get(a, i), tt::get(b, i));
+          }) == "");
+  }
+  SECTION("integer division by zero deep inside a parallel kernel throws") {
+    const RawTensor n = st::raw::full({1 << 17}, 5, st::i64);
+    const RawTensor d = st::raw::full({1 << 17}, 2, st::i64);
+    static_cast<int64_t*>(d.storage()->data())[(1 << 17) - 3] = 0;
+    CHECK_THROWS_AS(st::raw::binary(BinaryOp::div, n, d), st::ValueError);
+  }
+}
+
+TEST_CASE("integer semantics: truncation, wrapping, division by zero", "[raw]") {
+  SECTION("div truncates toward zero") {
+    for (DType t : {st::i32, st::i64}) {
+      const RawTensor a = tt::make({6}, t, {7, -7, 7, -7, 0, 9});
+      const RawTensor b = tt::make({6}, t, {2, 2, -2, -2, 3, -4});
+      CHECK(tt::values(st::raw::binary(BinaryOp::div, a, b)) ==
+            std::vector<double>{3, -3, -3, 3, 0, -2});
+    }
+  }
+  SECTION("div by zero throws ValueError") {
+    for (DType t : {st::i32, st::i64}) {
+      const RawTensor a = tt::make({3}, t, {1, 2, 3});
+      const RawTensor b = tt::make({3}, t, {1, 0, 1});
+      CHECK_THROWS_AS(st::raw::binary(BinaryOp::div, a, b), st::ValueError);
+      CHECK_THROWS_WITH(st::raw::binary(BinaryOp::div, a, b), Catch::Contains("div"));
+      CHECK_THROWS_WITH(st::raw::binary(BinaryOp::div, a, b), Catch::Contains("zero"));
+    }
+  }
+  SECTION("float div by zero is IEEE") {
+    const RawTensor a = tt::make({3}, st::f32, {1, -1, 0});
+    const RawTensor b = tt::make({3}, st::f32, {0, 0, 0});
+    const auto v = tt::values(st::raw::binary(BinaryOp::div, a, b));
+    CHECK(v[0] == kInf);
+    CHECK(v[1] == -kInf);
+    CHECK(std::isnan(v[2]));
+  }
+  SECTION("add INT32_MAX + 1 wraps to INT32_MIN") {
+    const RawTensor a = tt::make_int({2}, st::i32, {INT32_MAX, INT32_MIN});
+    const RawTensor b = tt::make_int({2}, st::i32, {1, -1});
+    const RawTensor y = st::raw::binary(BinaryOp::add, a, b);
+    CHECK(y.data<int32_t>()[0] == INT32_MIN);
+    CHECK(y.data<int32_t>()[1] == INT32_MAX);
+    const RawTensor z = st::raw::binary(BinaryOp::add, tt::make_int({1}, st::i64, {INT64_MAX}),
+                                        tt::make_int({1}, st::i64, {1}));
+    CHECK(z.data<int64_t>()[0] == INT64_MIN);
+  }
+  SECTION("add, sub and mul wrap on full-range values") {
+    std::mt19937_64 rng(99);
+    for (DType t : {st::i32, st::i64}) {
+      const int64_t n = 257;
+      std::vector<int64_t> va(n), vb(n);
+      for (int64_t i = 0; i < n; ++i) {
+        va[std::size_t(i)] = t == st::i32 ? int64_t(int32_t(uint32_t(rng()))) : int64_t(rng());
+        vb[std::size_t(i)] = t == st::i32 ? int64_t(int32_t(uint32_t(rng()))) : int64_t(rng());
+      }
+      const RawTensor a = tt::make_int({n}, t, va), b = tt::make_int({n}, t, vb);
+      for (BinaryOp op : {BinaryOp::add, BinaryOp::sub, BinaryOp::mul}) {
+        const RawTensor y = st::raw::binary(op, a, b);
+        for (int64_t i = 0; i < n; ++i) {
+          // Two's-complement reference in unsigned arithmetic (no signed overflow).
+          const uint64_t x = uint64_t(va[std::size_t(i)]), z = uint64_t(vb[std::size_t(i)]);
+          const uint64_t r = op == BinaryOp::add ? x + z : op == BinaryOp::sub ? x - z : x * z;
+          const int64_t want = t == st::i32 ? int64_t(int32_t(uint32_t(r))) : int64_t(r);
+          const int64_t got = tt::get_int(y, {i});
+          if (got != want) {
+            INFO(st::op_name(op) << " " << dname(t) << " " << va[std::size_t(i)] << ", "
+                                 << vb[std::size_t(i)]);
+            CHECK(got == want);
+          }
+        }
+      }
+    }
+  }
+  SECTION("neg, abs and MIN / -1 wrap; sign of extremes") {
+    const RawTensor a = tt::make_int({4}, st::i32, {INT32_MIN, INT32_MAX, -5, 0});
+    CHECK(tt::values(st::raw::unary(UnaryOp::neg, a)) ==
+          std::vector<double>{INT32_MIN, -double(INT32_MAX), 5, 0});
+    CHECK(tt::values(st::raw::unary(UnaryOp::abs, a)) ==
+          std::vector<double>{INT32_MIN, INT32_MAX, 5, 0});
+    CHECK(tt::values(st::raw::unary(UnaryOp::sign, a)) == std::vector<double>{-1, 1, -1, 0});
+    const RawTensor m = tt::make_int({2}, st::i64, {INT64_MIN, INT64_MAX});
+    const RawTensor y = st::raw::binary(BinaryOp::div, m, tt::make_int({2}, st::i64, {-1, -1}));
+    CHECK(tt::get_int(y, {0}) == INT64_MIN);
+    CHECK(tt::get_int(y, {1}) == -INT64_MAX);
+  }
+  SECTION("comparisons of i64 beyond 2^53 are exact") {
+    const int64_t big = (int64_t{1} << 60) + 1;
+    const RawTensor a = tt::make_int({2}, st::i64, {big, big});
+    const RawTensor b = tt::make_int({2}, st::i64, {big - 1, big});
+    CHECK(tt::values(st::raw::binary(BinaryOp::eq, a, b)) == std::vector<double>{0, 1});
+    CHECK(tt::values(st::raw::binary(BinaryOp::gt, a, b)) == std::vector<double>{1, 0});
+  }
+}
+
+TEST_CASE("NaN semantics of float elementwise ops", "[raw]") {
+  for (DType t : {st::f32, st::f64}) {
+    DYNAMIC_SECTION("maximum and minimum propagate NaN, " << dname(t)) {
+      const RawTensor a = tt::make({5}, t, {kNaN, 1, kNaN, -kInf, 2});
+      const RawTensor b = tt::make({5}, t, {1, kNaN, kNaN, 2, -3});
+      for (BinaryOp op : {BinaryOp::maximum, BinaryOp::minimum}) {
+        const auto v = tt::values(st::raw::binary(op, a, b));
+        CHECK(std::isnan(v[0]));
+        CHECK(std::isnan(v[1]));
+        CHECK(std::isnan(v[2]));
+        CHECK(v[3] == (op == BinaryOp::maximum ? 2 : -kInf));
+        CHECK(v[4] == (op == BinaryOp::maximum ? 2 : -3));
+      }
+    }
+    DYNAMIC_SECTION("sign(NaN) is NaN, " << dname(t)) {
+      const auto v =
+          tt::values(st::raw::unary(UnaryOp::sign, tt::make({4}, t, {kNaN, -kInf, 0, kInf})));
+      CHECK(std::isnan(v[0]));
+      CHECK(v[1] == -1);
+      CHECK(v[2] == 0);
+      CHECK(v[3] == 1);
+    }
+    DYNAMIC_SECTION("comparisons with NaN, " << dname(t)) {
+      const RawTensor a = tt::make({1}, t, {kNaN});
+      CHECK(tt::values(st::raw::binary(BinaryOp::eq, a, a)) == std::vector<double>{0});
+      CHECK(tt::values(st::raw::binary(BinaryOp::ne, a, a)) == std::vector<double>{1});
+      for (BinaryOp op : {BinaryOp::lt, BinaryOp::le, BinaryOp::gt, BinaryOp::ge}) {
+        CHECK(tt::values(st::raw::binary(op, a, a)) == std::vector<double>{0});
+      }
+    }
+  }
+}
+
+TEST_CASE("elementwise results: dtypes, fresh storage, inputs untouched", "[raw]") {
+  std::mt19937_64 rng(5);
+  const RawTensor a = tt::random_tensor({3, 4}, st::f64, tt::LayoutKind::permuted, rng);
+  const RawTensor b = tt::random_tensor({3, 4}, st::f64, tt::LayoutKind::sliced, rng);
+  const auto va = tt::values(a), vb = tt::values(b);
+  SECTION("binary") {
+    const RawTensor y = st::raw::binary(BinaryOp::add, a, b);
+    CHECK(y.dtype() == st::f64);
+    CHECK(y.is_contiguous());
+    CHECK(st::raw::binary(BinaryOp::lt, a, b).dtype() == st::bool_);
+    CHECK(tt::values(a) == va);
+    CHECK(tt::values(b) == vb);
+  }
+  SECTION("unary") {
+    const RawTensor y = st::raw::unary(UnaryOp::exp, a);
+    CHECK(y.dtype() == st::f64);
+    CHECK(y.storage() != a.storage());
+    CHECK(tt::values(a) == va);
+  }
+  SECTION("where") {
+    const RawTensor c = st::raw::binary(BinaryOp::lt, a, b);
+    const RawTensor y = st::raw::where(c, a, b);
+    CHECK(y.dtype() == st::f64);
+    CHECK(y.storage() != a.storage());
+    CHECK(y.storage() != b.storage());
+  }
+  SECTION("binary with the same tensor as both operands") {
+    CHECK(tt::first_mismatch(st::raw::binary(BinaryOp::sub, a, a), {3, 4}, st::f64,
+                             [](const Idx&) { return 0.0; }) == "");
+  }
+}

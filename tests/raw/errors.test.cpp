@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: MIT
+// Bad input to the raw creation, elementwise and movement primitives: each
+// throws the right st::Error subclass, and the message names the op and the
+// shapes, dtypes or values involved (DESIGN §6, STYLE rule 8).
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "support/elementwise_ref.hpp"
+
+namespace st = strata;
+namespace tt = strata::testing;
+using Catch::Contains;
+using st::BinaryOp;
+using st::DType;
+using st::RawTensor;
+using st::Shape;
+using st::UnaryOp;
+
+namespace {
+
+constexpr DType kAllDTypes[] = {st::bool_, st::i32, st::i64, st::f32, st::f64};
+
+RawTensor zeros(const Shape& s, DType t = st::f32) { return st::raw::full(s, 0, t); }
+
+/// Runs f, which must throw E; returns the message (empty if it did not throw E).
+template <class E, class F>
+std::string message_of(F&& f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return e.what();
+  } catch (...) {
+    return "<threw another type>";
+  }
+  return "<did not throw>";
+}
+
+bool unary_supported(UnaryOp op, DType t) {
+  switch (op) {
+    case UnaryOp::neg:
+    case UnaryOp::abs:
+    case UnaryOp::sign:
+      return t != st::bool_;
+    case UnaryOp::logical_not:
+      return t == st::bool_;
+    default:
+      return st::is_floating(t);
+  }
+}
+
+bool binary_supported(BinaryOp op, DType t) {
+  if (st::is_comparison(op)) return true;
+  if (op == BinaryOp::logical_and || op == BinaryOp::logical_or) return t == st::bool_;
+  if (op == BinaryOp::pow) return st::is_floating(t);
+  return t != st::bool_;
+}
+
+}  // namespace
+
+TEST_CASE("binary: mismatched shapes and dtypes", "[raw]") {
+  SECTION("binary: different shapes -> ShapeError naming both shapes") {
+    const RawTensor a = zeros({2, 3}), b = zeros({4, 3});
+    CHECK_THROWS_AS(st::raw::binary(BinaryOp::add, a, b), st::ShapeError);
+    const std::string msg =
+        message_of<st::ShapeError>([&] { st::raw::binary(BinaryOp::add, a, b); });
+    CHECK_THAT(msg, Contains("add"));
+    CHECK_THAT(msg, Contains("[2, 3]"));
+    CHECK_THAT(msg, Contains("[4, 3]"));
+    // Different ranks, including a scalar, and broadcastable shapes (no broadcasting here).
+    CHECK_THROWS_AS(st::raw::binary(BinaryOp::mul, zeros({3}), zeros({1, 3})), st::ShapeError);
+    CHECK_THROWS_AS(st::raw::binary(BinaryOp::mul, zeros({}), zeros({1})), st::ShapeError);
+    CHECK_THROWS_WITH(st::raw::binary(BinaryOp::lt, zeros({2, 1}), zeros({2, 5})),
+                      Contains("lt") && Contains("[2, 1]") && Contains("[2, 5]"));
+  }
+  SECTION("binary: different dtypes -> DTypeError naming both dtypes") {
+    const RawTensor a = zeros({2}, st::f32), b = zeros({2}, st::f64);
+    CHECK_THROWS_AS(st::raw::binary(BinaryOp::sub, a, b), st::DTypeError);
+    CHECK_THROWS_WITH(st::raw::binary(BinaryOp::sub, a, b),
+                      Contains("sub") && Contains("f32") && Contains("f64"));
+    CHECK_THROWS_WITH(st::raw::binary(BinaryOp::eq, zeros({2}, st::i32), zeros({2}, st::i64)),
+                      Contains("eq") && Contains("i32") && Contains("i64"));
+  }
+  SECTION("binary: unsupported dtypes -> DTypeError naming op and dtype") {
+    for (int o = 0; o <= int(BinaryOp::logical_or); ++o) {
+      const auto op = BinaryOp(o);
+      for (DType t : kAllDTypes) {
+        if (binary_supported(op, t)) continue;
+        const RawTensor a = zeros({3}, t);
+        INFO(st::op_name(op) << " on " << st::dtype_name(t));
+        CHECK_THROWS_AS(st::raw::binary(op, a, a), st::DTypeError);
+        CHECK_THROWS_WITH(st::raw::binary(op, a, a), Contains(std::string(st::op_name(op))) &&
+                                                         Contains(std::string(st::dtype_name(t))));
+      }
+    }
+  }
+  SECTION("logical_and on f32 -> DTypeError") {
+    const RawTensor a = zeros({2}, st::f32);
+    CHECK_THROWS_AS(st::raw::binary(BinaryOp::logical_and, a, a), st::DTypeError);
+    CHECK_THROWS_WITH(st::raw::binary(BinaryOp::logical_and, a, a),
+                      Contains("logical_and") && Contains("f32"));
+  }
+}
+
+TEST_CASE("unary: unsupported dtypes", "[raw]") {
+  SECTION("exp on i64 -> DTypeError") {
+    const RawTensor x = zeros({2}, st::i64);
+    CHECK_THROWS_AS(st::raw::unary(UnaryOp::exp, x), st::DTypeError);
+    CHECK_THROWS_WITH(st::raw::unary(UnaryOp::exp, x), Contains("exp") && Contains("i64"));
+  }
+  SECTION("every unsupported (op, dtype) pair -> DTypeError naming both") {
+    for (int o = 0; o <= int(UnaryOp::logical_not); ++o) {
+      const auto op = UnaryOp(o);
+      for (DType t : kAllDTypes) {
+        if (unary_supported(op, t)) continue;
+        const RawTensor x = zeros({3}, t);
+        INFO(st::op_name(op) << " on " << st::dtype_name(t));
+        CHECK_THROWS_AS(st::raw::unary(op, x), st::DTypeError);
+        CHECK_THROWS_WITH(st::raw::unary(op, x), Contains(std::string(st::op_name(op))) &&
+                                                     Contains(std::string(st::dtype_name(t))));
+      }
+    }
+  }
+}
+
+TEST_CASE("where: bad inputs", "[raw]") {
+  const RawTensor c = st::raw::full({2, 2}, 1, st::bool_);
+  const RawTensor a = zeros({2, 2}), b = zeros({2, 2});
+  SECTION("where: non-bool condition -> DTypeError") {
+    const RawTensor fc = zeros({2, 2}, st::f32);
+    CHECK_THROWS_AS(st::raw::where(fc, a, b), st::DTypeError);
+    CHECK_THROWS_WITH(st::raw::where(fc, a, b), Contains("where") && Contains("f32"));
+    CHECK_THROWS_AS(st::raw::where(zeros({2, 2}, st::i64), a, b), st::DTypeError);
+  }
+  SECTION("where: shapes differ -> ShapeError") {
+    CHECK_THROWS_AS(st::raw::where(c, a, zeros({2, 3})), st::ShapeError);
+    CHECK_THROWS_WITH(st::raw::where(c, a, zeros({2, 3})), Contains("where") && Contains("[2, 3]"));
+    CHECK_THROWS_AS(st::raw::where(st::raw::full({2}, 1, st::bool_), a, b), st::ShapeError);
+  }
+  SECTION("where: value dtypes differ -> DTypeError") {
+    CHECK_THROWS_AS(st::raw::where(c, a, zeros({2, 2}, st::f64)), st::DTypeError);
+    CHECK_THROWS_WITH(st::raw::where(c, a, zeros({2, 2}, st::f64)),
+                      Contains("where") && Contains("f32") && Contains("f64"));
+  }
+}
+
+TEST_CASE("creation: bad inputs", "[raw]") {
+  SECTION("empty: negative dim -> ValueError") {
+    CHECK_THROWS_AS(st::raw::empty({2, -3}, st::f32), st::ValueError);
+    CHECK_THROWS_WITH(st::raw::empty({2, -3}, st::f32), Contains("empty") && Contains("-3"));
+    CHECK_THROWS_AS(st::raw::full({-1}, 0, st::f32), st::ValueError);
+  }
+  SECTION("empty: element count overflow -> ValueError") {
+    const int64_t big = int64_t{1} << 40;
+    CHECK_THROWS_AS(st::raw::empty({big, big}, st::f32), st::ValueError);
+    CHECK_THROWS_WITH(st::raw::empty({big, big}, st::f32),
+                      Contains("empty") && Contains("overflow"));
+    // Element count fits int64 but the byte count does not.
+    CHECK_THROWS_AS(st::raw::empty({int64_t{1} << 62}, st::f64), st::ValueError);
+    CHECK_THROWS_WITH(st::raw::empty({int64_t{1} << 62}, st::f64), Contains("empty"));
+  }
+  SECTION("from_host: null data for a non-empty shape -> ValueError") {
+    CHECK_THROWS_AS(st::raw::from_host(nullptr, {2}, st::f32), st::ValueError);
+    CHECK_THROWS_WITH(st::raw::from_host(nullptr, {2}, st::f32), Contains("from_host"));
+  }
+  SECTION("arange: zero, NaN or infinite arguments -> ValueError") {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const double inf = std::numeric_limits<double>::infinity();
+    CHECK_THROWS_AS(st::raw::arange(0, 10, 0, st::f32), st::ValueError);
+    CHECK_THROWS_WITH(st::raw::arange(0, 10, 0, st::f32), Contains("arange"));
+    CHECK_THROWS_AS(st::raw::arange(0, 10, nan, st::f32), st::ValueError);
+    CHECK_THROWS_AS(st::raw::arange(0, inf, 1, st::f32), st::ValueError);
+    CHECK_THROWS_AS(st::raw::arange(nan, 1, 1, st::f64), st::ValueError);
+    CHECK_THROWS_AS(st::raw::arange(0, 1e300, 1e-300, st::f64), st::ValueError);
+  }
+  SECTION("uniform and normal: integer or bool dtype -> DTypeError") {
+    for (DType t : {st::i32, st::i64, st::bool_}) {
+      CHECK_THROWS_AS(st::raw::uniform({3}, 1, t), st::DTypeError);
+      CHECK_THROWS_WITH(st::raw::uniform({3}, 1, t),
+                        Contains("uniform") && Contains(std::string(st::dtype_name(t))));
+      CHECK_THROWS_AS(st::raw::normal({3}, 1, t), st::DTypeError);
+      CHECK_THROWS_WITH(st::raw::normal({3}, 1, t), Contains("normal"));
+    }
+  }
+  SECTION("to_device(cuda(0)) -> DeviceError (no CUDA in this build)") {
+    const RawTensor x = zeros({2});
+    CHECK_THROWS_AS(st::raw::to_device(x, st::Device::cuda(0)), st::DeviceError);
+    CHECK_THROWS_WITH(st::raw::to_device(x, st::Device::cuda(0)), Contains("cuda:0"));
+    CHECK_THROWS_AS(st::raw::empty({2}, st::f32, st::Device::cuda(0)), st::DeviceError);
+    CHECK_THROWS_AS(st::raw::full({2}, 1, st::f32, st::Device::cuda(1)), st::DeviceError);
+  }
+}
+
+TEST_CASE("movement: bad inputs", "[raw]") {
+  const RawTensor x = zeros({2, 3, 4});
+  SECTION("reshape: wrong element count -> ShapeError") {
+    CHECK_THROWS_AS(st::raw::reshape(x, {5, 5}), st::ShapeError);
+    CHECK_THROWS_WITH(st::raw::reshape(x, {5, 5}),
+                      Contains("reshape") && Contains("[2, 3, 4]") && Contains("[5, 5]"));
+    CHECK_THROWS_AS(st::raw::reshape(x, {5, -1}), st::ShapeError);
+    CHECK_THROWS_AS(st::raw::reshape(x, {-1, -1}), st::ShapeError);
+    CHECK_THROWS_AS(st::raw::reshape(x, {-2, -12}), st::ShapeError);
+    CHECK_THROWS_AS(st::raw::reshape(x.transpose(0, 2), {7}), st::ShapeError);
+  }
+  SECTION("pad: wrong number of pairs -> ShapeError") {
+    CHECK_THROWS_AS(st::raw::pad(x, {{1, 1}}), st::ShapeError);
+    CHECK_THROWS_WITH(st::raw::pad(x, {{1, 1}}), Contains("pad") && Contains("[2, 3, 4]"));
+    CHECK_THROWS_AS(st::raw::pad(x, {{0, 0}, {0, 0}, {0, 0}, {0, 0}}), st::ShapeError);
+  }
+  SECTION("pad: negative padding -> ValueError") {
+    CHECK_THROWS_AS(st::raw::pad(x, {{0, 0}, {-1, 0}, {0, 0}}), st::ValueError);
+    CHECK_THROWS_WITH(st::raw::pad(x, {{0, 0}, {-1, 0}, {0, 0}}),
+                      Contains("pad") && Contains("-1"));
+  }
+  SECTION("pad: padded size overflowing int64 -> ValueError") {
+    const int64_t huge = std::numeric_limits<int64_t>::max();
+    CHECK_THROWS_AS(st::raw::pad(zeros({2}), {{huge - 1, 0}}), st::ValueError);
+    CHECK_THROWS_AS(st::raw::pad(zeros({2}), {{huge, huge}}), st::ValueError);
+  }
+  SECTION("concat: mismatched shapes -> ShapeError") {
+    CHECK_THROWS_AS(st::raw::concat({x, zeros({2, 4, 4})}, 0), st::ShapeError);
+    CHECK_THROWS_WITH(st::raw::concat({x, zeros({2, 4, 4})}, 0),
+                      Contains("concat") && Contains("[2, 4, 4]") && Contains("[2, 3, 4]"));
+    CHECK_THROWS_AS(st::raw::concat({x, zeros({2, 3})}, 0), st::ShapeError);
+  }
+  SECTION("concat: empty list -> ValueError") {
+    CHECK_THROWS_AS(st::raw::concat({}, 0), st::ValueError);
+    CHECK_THROWS_WITH(st::raw::concat({}, 0), Contains("concat"));
+  }
+  SECTION("concat: bad axis -> IndexError") {
+    CHECK_THROWS_AS(st::raw::concat({x, x}, 3), st::IndexError);
+    CHECK_THROWS_WITH(st::raw::concat({x, x}, 3), Contains("concat") && Contains("3"));
+    CHECK_THROWS_AS(st::raw::concat({x, x}, -4), st::IndexError);
+    CHECK_THROWS_AS(st::raw::concat({zeros({})}, 0), st::IndexError);
+  }
+  SECTION("concat: different dtypes -> DTypeError") {
+    CHECK_THROWS_AS(st::raw::concat({x, zeros({2, 3, 4}, st::f64)}, 0), st::DTypeError);
+    CHECK_THROWS_WITH(st::raw::concat({x, zeros({2, 3, 4}, st::f64)}, 0),
+                      Contains("concat") && Contains("f64"));
+  }
+  SECTION("views: bad axes, indices and shapes") {
+    CHECK_THROWS_AS(x.permute({0, 1}), st::ShapeError);
+    CHECK_THROWS_AS(x.permute({0, 0, 1}), st::ShapeError);
+    CHECK_THROWS_AS(x.permute({0, 1, 3}), st::IndexError);
+    CHECK_THROWS_AS(x.transpose(0, 3), st::IndexError);
+    CHECK_THROWS_AS(x.expand({3, 3, 4}), st::ShapeError);
+    CHECK_THROWS_AS(x.expand({3, 4}), st::ShapeError);
+    CHECK_THROWS_AS(x.slice(1, 0, 2, 0), st::ValueError);
+    CHECK_THROWS_AS(x.slice(5, 0, 2), st::IndexError);
+    CHECK_THROWS_AS(x.select(1, 3), st::IndexError);
+    CHECK_THROWS_WITH(x.select(1, -4), Contains("select") && Contains("-4"));
+    CHECK_THROWS_AS(x.flip(-4), st::IndexError);
+    CHECK_THROWS_AS(x.squeeze(0), st::ShapeError);
+    CHECK_THROWS_AS(x.unsqueeze(5), st::IndexError);
+    CHECK_THROWS_AS(x.view(st::Layout{{4, 4}, {4, 1}, 10}), st::ValueError);
+    CHECK_THROWS_AS(x.view(st::Layout{{2}, {-1}, 0}), st::ValueError);
+    CHECK_THROWS_AS(x.view(st::Layout{{2, 3}, {1}, 0}), st::ShapeError);
+  }
+}
+
+TEST_CASE("in place: bad inputs", "[raw]") {
+  const RawTensor x = zeros({2, 3});
+  SECTION("copy_: shapes differ -> ShapeError") {
+    CHECK_THROWS_AS(st::raw::copy_(x, zeros({3, 2})), st::ShapeError);
+    CHECK_THROWS_WITH(st::raw::copy_(x, zeros({3, 2})),
+                      Contains("copy_") && Contains("[2, 3]") && Contains("[3, 2]"));
+  }
+  SECTION("binary_: dtypes differ, comparison op, bool arithmetic") {
+    CHECK_THROWS_AS(st::raw::binary_(BinaryOp::add, x, zeros({2, 3}, st::f64)), st::DTypeError);
+    CHECK_THROWS_AS(st::raw::binary_(BinaryOp::lt, x, x), st::ValueError);
+    CHECK_THROWS_WITH(st::raw::binary_(BinaryOp::lt, x, x), Contains("lt"));
+    const RawTensor b = zeros({2}, st::bool_);
+    CHECK_THROWS_AS(st::raw::binary_(BinaryOp::add, b, b), st::DTypeError);
+    CHECK_THROWS_AS(st::raw::binary_(BinaryOp::div, zeros({2}, st::i32), zeros({2}, st::i32)),
+                    st::ValueError);
+  }
+  SECTION("a rejected in-place op does not bump the version") {
+    const uint64_t v0 = x.version();
+    CHECK_THROWS(st::raw::copy_(x, zeros({3, 2})));
+    CHECK_THROWS(st::raw::binary_(BinaryOp::add, x, zeros({2, 3}, st::f64)));
+    CHECK(x.version() == v0);
+  }
+}
+
+TEST_CASE("undefined (default-constructed) tensors -> ValueError", "[raw]") {
+  const RawTensor u;
+  const RawTensor x = zeros({2});
+  REQUIRE_FALSE(u.defined());
+  SECTION("elementwise") {
+    CHECK_THROWS_AS(st::raw::unary(UnaryOp::neg, u), st::ValueError);
+    CHECK_THROWS_WITH(st::raw::unary(UnaryOp::neg, u), Contains("neg") && Contains("undefined"));
+    CHECK_THROWS_AS(st::raw::binary(BinaryOp::add, u, x), st::ValueError);
+    CHECK_THROWS_AS(st::raw::binary(BinaryOp::add, x, u), st::ValueError);
+    CHECK_THROWS_AS(st::raw::where(u, x, x), st::ValueError);
+  }
+  SECTION("creation and transfer") {
+    double buf[2];
+    CHECK_THROWS_AS(st::raw::to_host(u, buf), st::ValueError);
+    CHECK_THROWS_AS(st::raw::to_device(u, st::Device::cpu()), st::ValueError);
+  }
+  SECTION("movement") {
+    CHECK_THROWS_AS(st::raw::contiguous(u), st::ValueError);
+    CHECK_THROWS_AS(st::raw::reshape(u, {1}), st::ValueError);
+    CHECK_THROWS_AS(st::raw::pad(u, {}), st::ValueError);
+    CHECK_THROWS_AS(st::raw::concat({x, u}, 0), st::ValueError);
+    CHECK_THROWS_AS(st::raw::cast(u, st::f64), st::ValueError);
+    CHECK_THROWS_WITH(st::raw::cast(u, st::f64), Contains("cast"));
+  }
+  SECTION("in place") {
+    CHECK_THROWS_AS(st::raw::fill_(u, 0), st::ValueError);
+    CHECK_THROWS_AS(st::raw::copy_(u, x), st::ValueError);
+    CHECK_THROWS_AS(st::raw::copy_(x, u), st::ValueError);
+    CHECK_THROWS_AS(st::raw::binary_(BinaryOp::add, u, x), st::ValueError);
+  }
+}
+
+TEST_CASE("every raw error derives from st::Error", "[raw]") {
+  const RawTensor x = zeros({2, 3});
+  CHECK_THROWS_AS(st::raw::binary(BinaryOp::add, x, zeros({3, 2})), st::Error);   // ShapeError
+  CHECK_THROWS_AS(st::raw::unary(UnaryOp::exp, zeros({2}, st::i64)), st::Error);  // DTypeError
+  CHECK_THROWS_AS(st::raw::empty({-1}, st::f32), st::Error);                      // ValueError
+  CHECK_THROWS_AS(st::raw::concat({x}, 7), st::Error);                            // IndexError
+  CHECK_THROWS_AS(st::raw::to_device(x, st::Device::cuda(0)), st::Error);         // DeviceError
+  CHECK_THROWS_AS(st::raw::unary(UnaryOp::neg, RawTensor()), st::Error);          // ValueError
+  CHECK_THROWS_AS(st::raw::empty({-1}, st::f32), std::runtime_error);
+  STATIC_REQUIRE(std::is_base_of_v<st::Error, st::ShapeError>);
+  STATIC_REQUIRE(std::is_base_of_v<st::Error, st::IndexError>);
+  STATIC_REQUIRE(std::is_base_of_v<st::Error, st::DTypeError>);
+  STATIC_REQUIRE(std::is_base_of_v<st::Error, st::DeviceError>);
+  STATIC_REQUIRE(std::is_base_of_v<st::Error, st::ValueError>);
+}
