@@ -10,6 +10,7 @@
 #include "core/layout.hpp"
 #include "core/parallel.hpp"
 #include "core/shape.hpp"
+#include "diff/tensor.hpp"
 #include "raw/ops.hpp"
 #include "raw/primitives.hpp"
 #include "raw/raw_tensor.hpp"

@@ -24,7 +24,7 @@ namespace {
 
 constexpr DType kAllDTypes[] = {st::bool_, st::i32, st::i64, st::f32, st::f64};
 
-RawTensor zeros(const Shape& s, DType t = st::f32) { return st::raw::full(s, 0, t); }
+RawTensor raw_zeros(const Shape& s, DType t = st::f32) { return st::raw::full(s, 0, t); }
 
 /// Runs f, which must throw E; returns the message (empty if it did not throw E).
 template <class E, class F>
@@ -63,7 +63,7 @@ bool binary_supported(BinaryOp op, DType t) {
 
 TEST_CASE("binary: mismatched shapes and dtypes", "[raw]") {
   SECTION("binary: different shapes -> ShapeError naming both shapes") {
-    const RawTensor a = zeros({2, 3}), b = zeros({4, 3});
+    const RawTensor a = raw_zeros({2, 3}), b = raw_zeros({4, 3});
     CHECK_THROWS_AS(st::raw::binary(BinaryOp::add, a, b), st::ShapeError);
     const std::string msg =
         message_of<st::ShapeError>([&] { st::raw::binary(BinaryOp::add, a, b); });
@@ -71,25 +71,27 @@ TEST_CASE("binary: mismatched shapes and dtypes", "[raw]") {
     CHECK_THAT(msg, Contains("[2, 3]"));
     CHECK_THAT(msg, Contains("[4, 3]"));
     // Different ranks, including a scalar, and broadcastable shapes (no broadcasting here).
-    CHECK_THROWS_AS(st::raw::binary(BinaryOp::mul, zeros({3}), zeros({1, 3})), st::ShapeError);
-    CHECK_THROWS_AS(st::raw::binary(BinaryOp::mul, zeros({}), zeros({1})), st::ShapeError);
-    CHECK_THROWS_WITH(st::raw::binary(BinaryOp::lt, zeros({2, 1}), zeros({2, 5})),
+    CHECK_THROWS_AS(st::raw::binary(BinaryOp::mul, raw_zeros({3}), raw_zeros({1, 3})),
+                    st::ShapeError);
+    CHECK_THROWS_AS(st::raw::binary(BinaryOp::mul, raw_zeros({}), raw_zeros({1})), st::ShapeError);
+    CHECK_THROWS_WITH(st::raw::binary(BinaryOp::lt, raw_zeros({2, 1}), raw_zeros({2, 5})),
                       Contains("lt") && Contains("[2, 1]") && Contains("[2, 5]"));
   }
   SECTION("binary: different dtypes -> DTypeError naming both dtypes") {
-    const RawTensor a = zeros({2}, st::f32), b = zeros({2}, st::f64);
+    const RawTensor a = raw_zeros({2}, st::f32), b = raw_zeros({2}, st::f64);
     CHECK_THROWS_AS(st::raw::binary(BinaryOp::sub, a, b), st::DTypeError);
     CHECK_THROWS_WITH(st::raw::binary(BinaryOp::sub, a, b),
                       Contains("sub") && Contains("f32") && Contains("f64"));
-    CHECK_THROWS_WITH(st::raw::binary(BinaryOp::eq, zeros({2}, st::i32), zeros({2}, st::i64)),
-                      Contains("eq") && Contains("i32") && Contains("i64"));
+    CHECK_THROWS_WITH(
+        st::raw::binary(BinaryOp::eq, raw_zeros({2}, st::i32), raw_zeros({2}, st::i64)),
+        Contains("eq") && Contains("i32") && Contains("i64"));
   }
   SECTION("binary: unsupported dtypes -> DTypeError naming op and dtype") {
     for (int o = 0; o <= int(BinaryOp::logical_or); ++o) {
       const auto op = BinaryOp(o);
       for (DType t : kAllDTypes) {
         if (binary_supported(op, t)) continue;
-        const RawTensor a = zeros({3}, t);
+        const RawTensor a = raw_zeros({3}, t);
         INFO(st::op_name(op) << " on " << st::dtype_name(t));
         CHECK_THROWS_AS(st::raw::binary(op, a, a), st::DTypeError);
         CHECK_THROWS_WITH(st::raw::binary(op, a, a), Contains(std::string(st::op_name(op))) &&
@@ -98,7 +100,7 @@ TEST_CASE("binary: mismatched shapes and dtypes", "[raw]") {
     }
   }
   SECTION("logical_and on f32 -> DTypeError") {
-    const RawTensor a = zeros({2}, st::f32);
+    const RawTensor a = raw_zeros({2}, st::f32);
     CHECK_THROWS_AS(st::raw::binary(BinaryOp::logical_and, a, a), st::DTypeError);
     CHECK_THROWS_WITH(st::raw::binary(BinaryOp::logical_and, a, a),
                       Contains("logical_and") && Contains("f32"));
@@ -107,7 +109,7 @@ TEST_CASE("binary: mismatched shapes and dtypes", "[raw]") {
 
 TEST_CASE("unary: unsupported dtypes", "[raw]") {
   SECTION("exp on i64 -> DTypeError") {
-    const RawTensor x = zeros({2}, st::i64);
+    const RawTensor x = raw_zeros({2}, st::i64);
     CHECK_THROWS_AS(st::raw::unary(UnaryOp::exp, x), st::DTypeError);
     CHECK_THROWS_WITH(st::raw::unary(UnaryOp::exp, x), Contains("exp") && Contains("i64"));
   }
@@ -116,7 +118,7 @@ TEST_CASE("unary: unsupported dtypes", "[raw]") {
       const auto op = UnaryOp(o);
       for (DType t : kAllDTypes) {
         if (unary_supported(op, t)) continue;
-        const RawTensor x = zeros({3}, t);
+        const RawTensor x = raw_zeros({3}, t);
         INFO(st::op_name(op) << " on " << st::dtype_name(t));
         CHECK_THROWS_AS(st::raw::unary(op, x), st::DTypeError);
         CHECK_THROWS_WITH(st::raw::unary(op, x), Contains(std::string(st::op_name(op))) &&
@@ -128,21 +130,22 @@ TEST_CASE("unary: unsupported dtypes", "[raw]") {
 
 TEST_CASE("where: bad inputs", "[raw]") {
   const RawTensor c = st::raw::full({2, 2}, 1, st::bool_);
-  const RawTensor a = zeros({2, 2}), b = zeros({2, 2});
+  const RawTensor a = raw_zeros({2, 2}), b = raw_zeros({2, 2});
   SECTION("where: non-bool condition -> DTypeError") {
-    const RawTensor fc = zeros({2, 2}, st::f32);
+    const RawTensor fc = raw_zeros({2, 2}, st::f32);
     CHECK_THROWS_AS(st::raw::where(fc, a, b), st::DTypeError);
     CHECK_THROWS_WITH(st::raw::where(fc, a, b), Contains("where") && Contains("f32"));
-    CHECK_THROWS_AS(st::raw::where(zeros({2, 2}, st::i64), a, b), st::DTypeError);
+    CHECK_THROWS_AS(st::raw::where(raw_zeros({2, 2}, st::i64), a, b), st::DTypeError);
   }
   SECTION("where: shapes differ -> ShapeError") {
-    CHECK_THROWS_AS(st::raw::where(c, a, zeros({2, 3})), st::ShapeError);
-    CHECK_THROWS_WITH(st::raw::where(c, a, zeros({2, 3})), Contains("where") && Contains("[2, 3]"));
+    CHECK_THROWS_AS(st::raw::where(c, a, raw_zeros({2, 3})), st::ShapeError);
+    CHECK_THROWS_WITH(st::raw::where(c, a, raw_zeros({2, 3})),
+                      Contains("where") && Contains("[2, 3]"));
     CHECK_THROWS_AS(st::raw::where(st::raw::full({2}, 1, st::bool_), a, b), st::ShapeError);
   }
   SECTION("where: value dtypes differ -> DTypeError") {
-    CHECK_THROWS_AS(st::raw::where(c, a, zeros({2, 2}, st::f64)), st::DTypeError);
-    CHECK_THROWS_WITH(st::raw::where(c, a, zeros({2, 2}, st::f64)),
+    CHECK_THROWS_AS(st::raw::where(c, a, raw_zeros({2, 2}, st::f64)), st::DTypeError);
+    CHECK_THROWS_WITH(st::raw::where(c, a, raw_zeros({2, 2}, st::f64)),
                       Contains("where") && Contains("f32") && Contains("f64"));
   }
 }
@@ -186,7 +189,7 @@ TEST_CASE("creation: bad inputs", "[raw]") {
     }
   }
   SECTION("to_device(cuda(0)) -> DeviceError (no CUDA in this build)") {
-    const RawTensor x = zeros({2});
+    const RawTensor x = raw_zeros({2});
     CHECK_THROWS_AS(st::raw::to_device(x, st::Device::cuda(0)), st::DeviceError);
     CHECK_THROWS_WITH(st::raw::to_device(x, st::Device::cuda(0)), Contains("cuda:0"));
     CHECK_THROWS_AS(st::raw::empty({2}, st::f32, st::Device::cuda(0)), st::DeviceError);
@@ -195,7 +198,7 @@ TEST_CASE("creation: bad inputs", "[raw]") {
 }
 
 TEST_CASE("movement: bad inputs", "[raw]") {
-  const RawTensor x = zeros({2, 3, 4});
+  const RawTensor x = raw_zeros({2, 3, 4});
   SECTION("reshape: wrong element count -> ShapeError") {
     CHECK_THROWS_AS(st::raw::reshape(x, {5, 5}), st::ShapeError);
     CHECK_THROWS_WITH(st::raw::reshape(x, {5, 5}),
@@ -217,14 +220,14 @@ TEST_CASE("movement: bad inputs", "[raw]") {
   }
   SECTION("pad: padded size overflowing int64 -> ValueError") {
     const int64_t huge = std::numeric_limits<int64_t>::max();
-    CHECK_THROWS_AS(st::raw::pad(zeros({2}), {{huge - 1, 0}}), st::ValueError);
-    CHECK_THROWS_AS(st::raw::pad(zeros({2}), {{huge, huge}}), st::ValueError);
+    CHECK_THROWS_AS(st::raw::pad(raw_zeros({2}), {{huge - 1, 0}}), st::ValueError);
+    CHECK_THROWS_AS(st::raw::pad(raw_zeros({2}), {{huge, huge}}), st::ValueError);
   }
   SECTION("concat: mismatched shapes -> ShapeError") {
-    CHECK_THROWS_AS(st::raw::concat({x, zeros({2, 4, 4})}, 0), st::ShapeError);
-    CHECK_THROWS_WITH(st::raw::concat({x, zeros({2, 4, 4})}, 0),
+    CHECK_THROWS_AS(st::raw::concat({x, raw_zeros({2, 4, 4})}, 0), st::ShapeError);
+    CHECK_THROWS_WITH(st::raw::concat({x, raw_zeros({2, 4, 4})}, 0),
                       Contains("concat") && Contains("[2, 4, 4]") && Contains("[2, 3, 4]"));
-    CHECK_THROWS_AS(st::raw::concat({x, zeros({2, 3})}, 0), st::ShapeError);
+    CHECK_THROWS_AS(st::raw::concat({x, raw_zeros({2, 3})}, 0), st::ShapeError);
   }
   SECTION("concat: empty list -> ValueError") {
     CHECK_THROWS_AS(st::raw::concat({}, 0), st::ValueError);
@@ -234,11 +237,11 @@ TEST_CASE("movement: bad inputs", "[raw]") {
     CHECK_THROWS_AS(st::raw::concat({x, x}, 3), st::IndexError);
     CHECK_THROWS_WITH(st::raw::concat({x, x}, 3), Contains("concat") && Contains("3"));
     CHECK_THROWS_AS(st::raw::concat({x, x}, -4), st::IndexError);
-    CHECK_THROWS_AS(st::raw::concat({zeros({})}, 0), st::IndexError);
+    CHECK_THROWS_AS(st::raw::concat({raw_zeros({})}, 0), st::IndexError);
   }
   SECTION("concat: different dtypes -> DTypeError") {
-    CHECK_THROWS_AS(st::raw::concat({x, zeros({2, 3, 4}, st::f64)}, 0), st::DTypeError);
-    CHECK_THROWS_WITH(st::raw::concat({x, zeros({2, 3, 4}, st::f64)}, 0),
+    CHECK_THROWS_AS(st::raw::concat({x, raw_zeros({2, 3, 4}, st::f64)}, 0), st::DTypeError);
+    CHECK_THROWS_WITH(st::raw::concat({x, raw_zeros({2, 3, 4}, st::f64)}, 0),
                       Contains("concat") && Contains("f64"));
   }
   SECTION("views: bad axes, indices and shapes") {
@@ -262,32 +265,33 @@ TEST_CASE("movement: bad inputs", "[raw]") {
 }
 
 TEST_CASE("in place: bad inputs", "[raw]") {
-  const RawTensor x = zeros({2, 3});
+  const RawTensor x = raw_zeros({2, 3});
   SECTION("copy_: shapes differ -> ShapeError") {
-    CHECK_THROWS_AS(st::raw::copy_(x, zeros({3, 2})), st::ShapeError);
-    CHECK_THROWS_WITH(st::raw::copy_(x, zeros({3, 2})),
+    CHECK_THROWS_AS(st::raw::copy_(x, raw_zeros({3, 2})), st::ShapeError);
+    CHECK_THROWS_WITH(st::raw::copy_(x, raw_zeros({3, 2})),
                       Contains("copy_") && Contains("[2, 3]") && Contains("[3, 2]"));
   }
   SECTION("binary_: dtypes differ, comparison op, bool arithmetic") {
-    CHECK_THROWS_AS(st::raw::binary_(BinaryOp::add, x, zeros({2, 3}, st::f64)), st::DTypeError);
+    CHECK_THROWS_AS(st::raw::binary_(BinaryOp::add, x, raw_zeros({2, 3}, st::f64)), st::DTypeError);
     CHECK_THROWS_AS(st::raw::binary_(BinaryOp::lt, x, x), st::ValueError);
     CHECK_THROWS_WITH(st::raw::binary_(BinaryOp::lt, x, x), Contains("lt"));
-    const RawTensor b = zeros({2}, st::bool_);
+    const RawTensor b = raw_zeros({2}, st::bool_);
     CHECK_THROWS_AS(st::raw::binary_(BinaryOp::add, b, b), st::DTypeError);
-    CHECK_THROWS_AS(st::raw::binary_(BinaryOp::div, zeros({2}, st::i32), zeros({2}, st::i32)),
-                    st::ValueError);
+    CHECK_THROWS_AS(
+        st::raw::binary_(BinaryOp::div, raw_zeros({2}, st::i32), raw_zeros({2}, st::i32)),
+        st::ValueError);
   }
   SECTION("a rejected in-place op does not bump the version") {
     const uint64_t v0 = x.version();
-    CHECK_THROWS(st::raw::copy_(x, zeros({3, 2})));
-    CHECK_THROWS(st::raw::binary_(BinaryOp::add, x, zeros({2, 3}, st::f64)));
+    CHECK_THROWS(st::raw::copy_(x, raw_zeros({3, 2})));
+    CHECK_THROWS(st::raw::binary_(BinaryOp::add, x, raw_zeros({2, 3}, st::f64)));
     CHECK(x.version() == v0);
   }
 }
 
 TEST_CASE("undefined (default-constructed) tensors -> ValueError", "[raw]") {
   const RawTensor u;
-  const RawTensor x = zeros({2});
+  const RawTensor x = raw_zeros({2});
   REQUIRE_FALSE(u.defined());
   SECTION("elementwise") {
     CHECK_THROWS_AS(st::raw::unary(UnaryOp::neg, u), st::ValueError);
@@ -318,13 +322,13 @@ TEST_CASE("undefined (default-constructed) tensors -> ValueError", "[raw]") {
 }
 
 TEST_CASE("every raw error derives from st::Error", "[raw]") {
-  const RawTensor x = zeros({2, 3});
-  CHECK_THROWS_AS(st::raw::binary(BinaryOp::add, x, zeros({3, 2})), st::Error);   // ShapeError
-  CHECK_THROWS_AS(st::raw::unary(UnaryOp::exp, zeros({2}, st::i64)), st::Error);  // DTypeError
-  CHECK_THROWS_AS(st::raw::empty({-1}, st::f32), st::Error);                      // ValueError
-  CHECK_THROWS_AS(st::raw::concat({x}, 7), st::Error);                            // IndexError
-  CHECK_THROWS_AS(st::raw::to_device(x, st::Device::cuda(0)), st::Error);         // DeviceError
-  CHECK_THROWS_AS(st::raw::unary(UnaryOp::neg, RawTensor()), st::Error);          // ValueError
+  const RawTensor x = raw_zeros({2, 3});
+  CHECK_THROWS_AS(st::raw::binary(BinaryOp::add, x, raw_zeros({3, 2})), st::Error);   // ShapeError
+  CHECK_THROWS_AS(st::raw::unary(UnaryOp::exp, raw_zeros({2}, st::i64)), st::Error);  // DTypeError
+  CHECK_THROWS_AS(st::raw::empty({-1}, st::f32), st::Error);                          // ValueError
+  CHECK_THROWS_AS(st::raw::concat({x}, 7), st::Error);                                // IndexError
+  CHECK_THROWS_AS(st::raw::to_device(x, st::Device::cuda(0)), st::Error);             // DeviceError
+  CHECK_THROWS_AS(st::raw::unary(UnaryOp::neg, RawTensor()), st::Error);              // ValueError
   CHECK_THROWS_AS(st::raw::empty({-1}, st::f32), std::runtime_error);
   STATIC_REQUIRE(std::is_base_of_v<st::Error, st::ShapeError>);
   STATIC_REQUIRE(std::is_base_of_v<st::Error, st::IndexError>);

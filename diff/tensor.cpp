@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: MIT
+#include "diff/tensor.hpp"
+
+#include <ostream>
+
+#include "core/error.hpp"
+
+namespace strata {
+namespace {
+
+const RawTensor& defined_raw(const Tensor& t, std::string_view op) {
+  if (!t.defined()) detail::fail<ValueError>(op, "undefined tensor (default-constructed)");
+  return t.raw();
+}
+
+}  // namespace
+
+Device Tensor::device() const { return defined_raw(*this, "device").device(); }
+
+template <Element T>
+std::vector<T> Tensor::to_vector() const {
+  const RawTensor& r = defined_raw(*this, "to_vector");
+  if constexpr (std::is_same_v<T, bool>) {
+    // std::vector<bool> is packed (no data()): go through bytes.
+    std::vector<uint8_t> bytes(static_cast<std::size_t>(r.numel()));
+    if (!bytes.empty()) raw::to_host(raw::cast(r, DType::b8), bytes.data());
+    return std::vector<bool>(bytes.begin(), bytes.end());
+  } else {
+    std::vector<T> out(static_cast<std::size_t>(r.numel()));
+    if (!out.empty()) raw::to_host(raw::cast(r, dtype_v<T>), out.data());
+    return out;
+  }
+}
+
+template <Element T>
+T Tensor::item() const {
+  const RawTensor& r = defined_raw(*this, "item");
+  if (r.numel() != 1) {
+    detail::fail<ValueError>("item", "tensor of shape ", r.shape(), " has ", r.numel(),
+                             " elements, not 1");
+  }
+  return to_vector<T>()[0];
+}
+
+Tensor Tensor::to(DType dtype) const { return Tensor(raw::cast(defined_raw(*this, "to"), dtype)); }
+
+Tensor Tensor::to(Device device) const {
+  return Tensor(raw::to_device(defined_raw(*this, "to"), device));
+}
+
+std::ostream& operator<<(std::ostream& os, const Tensor& t) { return os << t.raw(); }
+
+template <Element T>
+Tensor from_vector(const std::vector<T>& data, const Shape& shape) {
+  const int64_t n = checked_numel(shape, "from_vector");
+  if (n != static_cast<int64_t>(data.size())) {
+    detail::fail<ShapeError>("from_vector", data.size(), " values do not fill shape ", shape, " (",
+                             n, " elements)");
+  }
+  if constexpr (std::is_same_v<T, bool>) {
+    // std::vector<bool> is packed; widen to one byte per element first.
+    std::vector<uint8_t> bytes(data.begin(), data.end());
+    return Tensor(raw::from_host(bytes.data(), shape, DType::b8));
+  } else {
+    return Tensor(raw::from_host(data.data(), shape, dtype_v<T>));
+  }
+}
+
+// The element types, instantiated once here rather than in every user.
+#define STRATA_INSTANTIATE(T)                           \
+  template std::vector<T> Tensor::to_vector<T>() const; \
+  template T Tensor::item<T>() const;                   \
+  template Tensor from_vector<T>(const std::vector<T>&, const Shape&);
+STRATA_INSTANTIATE(float)
+STRATA_INSTANTIATE(double)
+STRATA_INSTANTIATE(int32_t)
+STRATA_INSTANTIATE(int64_t)
+STRATA_INSTANTIATE(bool)
+#undef STRATA_INSTANTIATE
+
+Tensor zeros(const Shape& shape, DType dtype, Device device) {
+  return full(shape, 0.0, dtype, device);
+}
+
+Tensor ones(const Shape& shape, DType dtype, Device device) {
+  return full(shape, 1.0, dtype, device);
+}
+
+Tensor full(const Shape& shape, double value, DType dtype, Device device) {
+  return Tensor(raw::full(shape, value, dtype, device));
+}
+
+Tensor arange(double start, double stop, double step, DType dtype, Device device) {
+  return Tensor(raw::arange(start, stop, step, dtype, device));
+}
+
+Tensor linspace(double start, double stop, int64_t n, DType dtype, Device device) {
+  if (n < 0) detail::fail<ValueError>("linspace", "number of points ", n, " is negative");
+  if (n == 1) return full({1}, start, dtype, device);
+  // start + i * (stop - start) / (n - 1), with the last point exactly stop.
+  std::vector<double> v(static_cast<std::size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    v[std::size_t(i)] = i == n - 1 ? stop : start + double(i) * (stop - start) / double(n - 1);
+  }
+  return Tensor(raw::to_device(raw::cast(raw::from_host(v.data(), {n}, f64), dtype), device));
+}
+
+Tensor eye(int64_t n, DType dtype, Device device) {
+  if (n < 0) detail::fail<ValueError>("eye", "size ", n, " is negative");
+  const RawTensor i = raw::arange(0, double(n), 1, i64, device);
+  const RawTensor eq =
+      raw::binary(BinaryOp::eq, i.unsqueeze(1).expand({n, n}), i.unsqueeze(0).expand({n, n}));
+  return Tensor(raw::cast(eq, dtype));
+}
+
+Tensor randn(const Shape& shape, uint64_t seed, DType dtype, Device device) {
+  return Tensor(raw::normal(shape, seed, dtype, device));
+}
+
+Tensor rand(const Shape& shape, uint64_t seed, DType dtype, Device device) {
+  return Tensor(raw::uniform(shape, seed, dtype, device));
+}
+
+}  // namespace strata

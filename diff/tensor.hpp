@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// Tensor: the user-facing plain tensor. It wraps an immutable RawTensor and
+/// adds the factories and accessors of DESIGN's "exact spelling". The
+/// differentiable ops (the Diffable concept, its composites and their method
+/// forms) are built on top of it by the AD issue.
+#include <cstdint>
+#include <iosfwd>
+#include <vector>
+
+#include "raw/ops.hpp"
+#include "raw/raw_tensor.hpp"
+
+namespace strata {
+
+class Tensor {
+ public:
+  /// An undefined tensor; most operations on it throw ValueError.
+  Tensor() = default;
+  explicit Tensor(RawTensor raw) : raw_(std::move(raw)) {}
+
+  const RawTensor& raw() const { return raw_; }
+  bool defined() const { return raw_.defined(); }
+  const Shape& shape() const { return raw_.shape(); }
+  int64_t ndim() const { return raw_.ndim(); }
+  int64_t numel() const { return raw_.numel(); }
+  DType dtype() const { return raw_.dtype(); }
+  Device device() const;
+
+  /// The elements in row-major order, converted to T (like numpy's tolist()).
+  template <Element T>
+  std::vector<T> to_vector() const;
+  /// The single element, converted to T; ValueError unless numel() == 1.
+  template <Element T>
+  T item() const;
+
+  /// A copy converted to dtype (this tensor when it already has it).
+  Tensor to(DType dtype) const;
+  /// A copy on device (this tensor when it is already there).
+  Tensor to(Device device) const;
+
+ private:
+  RawTensor raw_;
+};
+
+/// NumPy-like printing (raw/print.cpp).
+std::ostream& operator<<(std::ostream& os, const Tensor& t);
+
+/// A tensor holding a copy of `data` with the given shape (dtype from T).
+template <Element T>
+Tensor from_vector(const std::vector<T>& data, const Shape& shape);
+/// A 1-D tensor holding a copy of `data`.
+template <Element T>
+Tensor from_vector(const std::vector<T>& data) {
+  return from_vector(data, Shape{static_cast<int64_t>(data.size())});
+}
+
+Tensor zeros(const Shape& shape, DType dtype = f32, Device device = Device::cpu());
+Tensor ones(const Shape& shape, DType dtype = f32, Device device = Device::cpu());
+Tensor full(const Shape& shape, double value, DType dtype = f32, Device device = Device::cpu());
+/// start, start + step, ... below stop; i64 unless told otherwise (numpy.arange).
+Tensor arange(double start, double stop, double step = 1, DType dtype = i64,
+              Device device = Device::cpu());
+/// n evenly spaced values from start to stop inclusive (numpy.linspace); n >= 0.
+Tensor linspace(double start, double stop, int64_t n, DType dtype = f32,
+                Device device = Device::cpu());
+/// The n x n identity matrix.
+Tensor eye(int64_t n, DType dtype = f32, Device device = Device::cpu());
+/// Standard normal values from seed (Philox: the same on every device).
+Tensor randn(const Shape& shape, uint64_t seed, DType dtype = f32, Device device = Device::cpu());
+/// Uniform values in [0, 1) from seed.
+Tensor rand(const Shape& shape, uint64_t seed, DType dtype = f32, Device device = Device::cpu());
+
+}  // namespace strata

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: MIT
+// Tests for diff/tensor.hpp: the factories and accessors of DESIGN's exact
+// spelling. Expected values are written out by hand or computed by loops here.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <sstream>
+#include <strata.hpp>
+#include <vector>
+
+namespace st = strata;
+
+TEST_CASE("Tensor factories", "[diff]") {
+  SECTION("from_vector keeps values, shape and dtype") {
+    st::Tensor a = st::from_vector(std::vector<double>{1, 2, 3, 4, 5, 6}, {2, 3});
+    REQUIRE(a.dtype() == st::f64);
+    REQUIRE(a.shape() == st::Shape{2, 3});
+    REQUIRE(a.ndim() == 2);
+    REQUIRE(a.numel() == 6);
+    REQUIRE(a.device() == st::Device::cpu());
+    REQUIRE(a.to_vector<double>() == std::vector<double>{1, 2, 3, 4, 5, 6});
+    std::vector<int64_t> dims(a.shape().begin(), a.shape().end());
+    REQUIRE(dims == std::vector<int64_t>{2, 3});
+
+    st::Tensor b = st::from_vector(std::vector<float>{1.5f, -2, 3});
+    REQUIRE(b.dtype() == st::f32);
+    REQUIRE(b.shape() == st::Shape{3});
+    REQUIRE(b.to_vector<float>() == std::vector<float>{1.5f, -2, 3});
+
+    st::Tensor i = st::from_vector(std::vector<int64_t>{2, 0}, {2});
+    REQUIRE(i.dtype() == st::i64);
+    REQUIRE(i.to_vector<int64_t>() == std::vector<int64_t>{2, 0});
+
+    st::Tensor m = st::from_vector(std::vector<bool>{true, false, true}, {3, 1});
+    REQUIRE(m.dtype() == st::bool_);
+    REQUIRE(m.to_vector<bool>() == std::vector<bool>{true, false, true});
+    REQUIRE(m.to_vector<int32_t>() == std::vector<int32_t>{1, 0, 1});
+  }
+  SECTION("zeros, ones, full") {
+    st::Tensor z = st::zeros({2, 3});
+    REQUIRE(z.dtype() == st::f32);
+    REQUIRE(z.to_vector<float>() == std::vector<float>(6, 0.0f));
+    REQUIRE(st::zeros({2, 3}, st::f64).dtype() == st::f64);
+    st::Tensor o = st::ones({2, 3}, st::f64);
+    REQUIRE(o.to_vector<double>() == std::vector<double>(6, 1.0));
+    st::Tensor f = st::full({2}, 1.5, st::f64);
+    REQUIRE(f.to_vector<double>() == std::vector<double>{1.5, 1.5});
+    REQUIRE(st::full({}, 7, st::i32).item<int32_t>() == 7);
+  }
+  SECTION("arange") {
+    st::Tensor r = st::arange(0, 10);
+    REQUIRE(r.dtype() == st::i64);
+    std::vector<int64_t> expected;
+    for (int64_t v = 0; v < 10; ++v) expected.push_back(v);
+    REQUIRE(r.to_vector<int64_t>() == expected);
+    st::Tensor g = st::arange(0, 1, 0.25, st::f32);
+    REQUIRE(g.to_vector<float>() == std::vector<float>{0, 0.25f, 0.5f, 0.75f});
+  }
+  SECTION("eye") {
+    st::Tensor e = st::eye(3, st::f64);
+    REQUIRE(e.shape() == st::Shape{3, 3});
+    REQUIRE(e.to_vector<double>() == std::vector<double>{1, 0, 0, 0, 1, 0, 0, 0, 1});
+    REQUIRE(st::eye(0).numel() == 0);
+  }
+  SECTION("linspace") {
+    st::Tensor l = st::linspace(0.0, 1.0, 5, st::f64);
+    REQUIRE(l.to_vector<double>() == std::vector<double>{0, 0.25, 0.5, 0.75, 1.0});
+    const auto v = st::linspace(-2.0, 3.0, 7, st::f64).to_vector<double>();
+    REQUIRE(v.size() == 7);
+    for (int i = 0; i < 7; ++i) REQUIRE(v[std::size_t(i)] == Approx(-2.0 + 5.0 * i / 6.0));
+    REQUIRE(v.back() == 3.0);
+    REQUIRE(st::linspace(2.0, 5.0, 1).to_vector<float>() == std::vector<float>{2.0f});
+    REQUIRE(st::linspace(2.0, 5.0, 0).numel() == 0);
+  }
+  SECTION("randn and rand are seeded") {
+    st::Tensor n = st::randn({3, 4}, /*seed=*/42, st::f64);
+    REQUIRE(n.shape() == st::Shape{3, 4});
+    REQUIRE(n.dtype() == st::f64);
+    REQUIRE(n.to_vector<double>() == st::randn({3, 4}, 42, st::f64).to_vector<double>());
+    REQUIRE(n.to_vector<double>() != st::randn({3, 4}, 43, st::f64).to_vector<double>());
+    const auto u = st::rand({10000}, 7).to_vector<float>();
+    double mean = 0;
+    for (float x : u) {
+      REQUIRE(x >= 0.0f);
+      REQUIRE(x < 1.0f);
+      mean += x / 10000.0;
+    }
+    REQUIRE(mean == Approx(0.5).margin(0.02));
+  }
+}
+
+TEST_CASE("Tensor accessors and conversions", "[diff]") {
+  st::Tensor a = st::from_vector(std::vector<double>{1.75, -2.5, 3, 4}, {2, 2});
+  SECTION("item") {
+    REQUIRE(st::from_vector(std::vector<double>{2.5}).item<double>() == 2.5);
+    REQUIRE(st::full({1, 1}, 3, st::i64).item<int64_t>() == 3);
+    REQUIRE(st::full({}, 1, st::bool_).item<bool>());
+    REQUIRE_THROWS_AS(a.item<double>(), st::ValueError);
+    REQUIRE_THROWS_WITH(a.item<double>(),
+                        Catch::Contains("[2, 2]") && Catch::Contains("4 elements"));
+  }
+  SECTION("to(dtype) converts, truncating toward zero for integers") {
+    st::Tensor i = a.to(st::i32);
+    REQUIRE(i.dtype() == st::i32);
+    REQUIRE(i.to_vector<int32_t>() == std::vector<int32_t>{1, -2, 3, 4});
+    REQUIRE(a.to(st::f64).raw().storage() == a.raw().storage());  // already f64: no copy
+    REQUIRE(a.to_vector<float>() == std::vector<float>{1.75f, -2.5f, 3, 4});
+  }
+  SECTION("to(device)") {
+    REQUIRE(a.to(st::Device::cpu()).raw().storage() == a.raw().storage());
+    REQUIRE_THROWS_AS(a.to(st::Device::cuda(0)), st::DeviceError);
+  }
+  SECTION("printing") {
+    std::ostringstream os;
+    os << a;
+    REQUIRE(os.str() ==
+            "tensor([[ 1.7500, -2.5000],\n        [ 3.0000,  4.0000]], shape=[2, 2], dtype=f64)");
+  }
+  SECTION("bad input") {
+    REQUIRE_THROWS_AS(st::from_vector(std::vector<float>{1, 2, 3}, {2, 2}), st::ShapeError);
+    REQUIRE_THROWS_WITH(st::from_vector(std::vector<float>{1, 2, 3}, {2, 2}),
+                        Catch::Contains("from_vector") && Catch::Contains("[2, 2]"));
+    REQUIRE_THROWS_AS(st::zeros({-1}), st::ValueError);
+    REQUIRE_THROWS_AS(st::linspace(0.0, 1.0, -2), st::ValueError);
+    REQUIRE_THROWS_AS(st::eye(-1), st::ValueError);
+    REQUIRE_THROWS_AS(st::randn({2}, 1, st::i64), st::DTypeError);
+    st::Tensor undefined;
+    REQUIRE_FALSE(undefined.defined());
+    REQUIRE_THROWS_AS(undefined.to_vector<float>(), st::ValueError);
+    REQUIRE_THROWS_AS(undefined.device(), st::ValueError);
+  }
+}
