@@ -27,7 +27,7 @@ namespace {
 struct Workload {
   std::string name;
   std::function<std::function<void()>()> setup;  // builds inputs, returns the timed body
-  double flops = 0;                               // per run, when meaningful
+  double flops = 0;                              // per run, when meaningful
 };
 
 double median(std::vector<double> v) {
@@ -63,10 +63,11 @@ std::vector<Workload> workloads() {
                  auto x = raw::normal({big, big}, 3, st::f32).transpose(0, 1);
                  return [=] { g_sink = raw::unary(st::UnaryOp::exp, x); };
                }});
-  w.push_back({"add_f32_4096x4096", [=] {
-                 auto x = raw::normal({big, big}, 4, st::f32), y = raw::normal({big, big}, 5, st::f32);
-                 return [=] { g_sink = raw::binary(st::BinaryOp::add, x, y); };
-               }});
+  w.push_back(
+      {"add_f32_4096x4096", [=] {
+         auto x = raw::normal({big, big}, 4, st::f32), y = raw::normal({big, big}, 5, st::f32);
+         return [=] { g_sink = raw::binary(st::BinaryOp::add, x, y); };
+       }});
   w.push_back({"sum_axis1_f32_4096x4096", [=] {
                  auto x = raw::normal({big, big}, 6, st::f32);
                  return [=] { g_sink = raw::reduce(st::ReduceOp::sum, x, {1}); };
@@ -95,10 +96,14 @@ int main(int argc, char** argv) {
       }
       return argv[++i];
     };
-    if (arg == "--filter") filter = next();
-    else if (arg == "--reps") reps = std::max(1, std::atoi(next().c_str()));
-    else if (arg == "--threads") threads = std::max(1, std::atoi(next().c_str()));
-    else if (arg == "--out") out_path = next();
+    if (arg == "--filter")
+      filter = next();
+    else if (arg == "--reps")
+      reps = std::max(1, std::atoi(next().c_str()));
+    else if (arg == "--threads")
+      threads = std::max(1, std::atoi(next().c_str()));
+    else if (arg == "--out")
+      out_path = next();
     else {
       std::cerr << "usage: strata_bench [--filter S] [--reps N] [--threads N] [--out FILE]\n";
       return 2;
@@ -106,7 +111,8 @@ int main(int argc, char** argv) {
   }
   st::set_num_threads(threads);
   nlohmann::json results = nlohmann::json::array();
-  std::cout << "strata_bench: " << threads << " threads, " << reps << " reps (median, min, max in ms)\n";
+  std::cout << "strata_bench: " << threads << " threads, " << reps
+            << " reps (median, min, max in ms)\n";
   for (const Workload& w : workloads()) {
     if (!filter.empty() && w.name.find(filter) == std::string::npos) continue;
     auto body = w.setup();

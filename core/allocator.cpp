@@ -44,8 +44,8 @@ void* CachingAllocator::allocate(std::size_t bytes) {
     p = system_allocate(cls);
   }
   if (!p) {
-    detail::fail<ValueError>("allocate", "out of memory on ", to_string(device()),
-                             " allocating ", bytes, " bytes");
+    detail::fail<ValueError>("allocate", "out of memory on ", to_string(device()), " allocating ",
+                             bytes, " bytes");
   }
   std::lock_guard lock(mutex_);
   stats_.from_system++;

@@ -15,8 +15,8 @@ namespace strata {
 
 /// What an allocator has done so far; tests read it to see reuse.
 struct AllocatorStats {
-  uint64_t from_cache = 0;    ///< requests served from a free list
-  uint64_t from_system = 0;   ///< requests that went to the system allocator
+  uint64_t from_cache = 0;   ///< requests served from a free list
+  uint64_t from_system = 0;  ///< requests that went to the system allocator
   std::size_t bytes_in_use = 0;
   std::size_t bytes_cached = 0;  ///< held in free lists, not in use
 };

@@ -33,18 +33,33 @@ constexpr DType promote_types(DType a, DType b) { return a < b ? b : a; }
 /// The C++ type of each dtype and back.
 template <class T>
 struct dtype_of;
-template <> struct dtype_of<bool> { static constexpr DType value = DType::b8; };
-template <> struct dtype_of<int32_t> { static constexpr DType value = DType::i32; };
-template <> struct dtype_of<int64_t> { static constexpr DType value = DType::i64; };
-template <> struct dtype_of<float> { static constexpr DType value = DType::f32; };
-template <> struct dtype_of<double> { static constexpr DType value = DType::f64; };
+template <>
+struct dtype_of<bool> {
+  static constexpr DType value = DType::b8;
+};
+template <>
+struct dtype_of<int32_t> {
+  static constexpr DType value = DType::i32;
+};
+template <>
+struct dtype_of<int64_t> {
+  static constexpr DType value = DType::i64;
+};
+template <>
+struct dtype_of<float> {
+  static constexpr DType value = DType::f32;
+};
+template <>
+struct dtype_of<double> {
+  static constexpr DType value = DType::f64;
+};
 template <class T>
 inline constexpr DType dtype_v = dtype_of<T>::value;
 
 /// Element types strata stores.
 template <class T>
-concept Element = std::same_as<T, bool> || std::same_as<T, int32_t> ||
-                  std::same_as<T, int64_t> || std::same_as<T, float> || std::same_as<T, double>;
+concept Element = std::same_as<T, bool> || std::same_as<T, int32_t> || std::same_as<T, int64_t> ||
+    std::same_as<T, float> || std::same_as<T, double>;
 
 /// Passed to visit_dtype callbacks so a lambda can name (and constrain) the type.
 template <class T>
@@ -70,8 +85,8 @@ constexpr auto first_visit_result() {
 /// naming `op`, e.g. `visit_dtype(t, "exp", []<std::floating_point T>(type_tag<T>) {...})`.
 template <class F>
 decltype(auto) visit_dtype(DType t, std::string_view op, F&& f) {
-  using R = typename decltype(
-      detail::first_visit_result<F&, double, float, int64_t, int32_t, bool>())::type;
+  using R = typename decltype(detail::first_visit_result<F&, double, float, int64_t, int32_t,
+                                                         bool>())::type;
   auto call = [&]<class T>(type_tag<T> tag) -> R {
     if constexpr (std::is_invocable_v<F&, type_tag<T>>) {
       return f(tag);
@@ -80,11 +95,16 @@ decltype(auto) visit_dtype(DType t, std::string_view op, F&& f) {
     }
   };
   switch (t) {
-    case DType::b8: return call(type_tag<bool>{});
-    case DType::i32: return call(type_tag<int32_t>{});
-    case DType::i64: return call(type_tag<int64_t>{});
-    case DType::f32: return call(type_tag<float>{});
-    case DType::f64: break;
+    case DType::b8:
+      return call(type_tag<bool>{});
+    case DType::i32:
+      return call(type_tag<int32_t>{});
+    case DType::i64:
+      return call(type_tag<int64_t>{});
+    case DType::f32:
+      return call(type_tag<float>{});
+    case DType::f64:
+      break;
   }
   return call(type_tag<double>{});
 }

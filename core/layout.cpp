@@ -51,8 +51,8 @@ Layout Layout::permute(const Shape& dims) const {
   for (int64_t i = 0; i < n; ++i) {
     const int64_t d = normalize_axis(dims[i], shape, "permute");
     if (seen[d]) {
-      detail::fail<ShapeError>("permute", "permutation ", dims, " repeats axis ", d,
-                               " (shape ", shape, ")");
+      detail::fail<ShapeError>("permute", "permutation ", dims, " repeats axis ", d, " (shape ",
+                               shape, ")");
     }
     seen[d] = true;
     out.shape[i] = shape[d];
@@ -212,8 +212,7 @@ std::optional<Layout> Layout::reshape_view(const Shape& new_shape) const {
   return out;
 }
 
-Shape infer_reshape(const Shape& requested, int64_t numel, const Shape& from,
-                    std::string_view op) {
+Shape infer_reshape(const Shape& requested, int64_t numel, const Shape& from, std::string_view op) {
   Shape out = requested;
   int64_t known = 1, infer_at = -1;
   for (std::size_t i = 0; i < out.size(); ++i) {
@@ -235,8 +234,8 @@ Shape infer_reshape(const Shape& requested, int64_t numel, const Shape& from,
     }
     out[infer_at] = numel / known;
   } else if (known != numel) {
-    detail::fail<ShapeError>(op, "cannot reshape ", from, " (", numel, " elements) to ",
-                             requested, " (", known, " elements)");
+    detail::fail<ShapeError>(op, "cannot reshape ", from, " (", numel, " elements) to ", requested,
+                             " (", known, " elements)");
   }
   return out;
 }

@@ -34,7 +34,8 @@ STRATA_HD inline std::array<uint32_t, 4> philox4x32(std::array<uint32_t, 4> c,
 
 /// The four words for element `i` under `seed`.
 STRATA_HD inline std::array<uint32_t, 4> philox_words(uint64_t seed, uint64_t i) {
-  return philox4x32({uint32_t(i), uint32_t(i >> 32), 0u, 0u}, {uint32_t(seed), uint32_t(seed >> 32)});
+  return philox4x32({uint32_t(i), uint32_t(i >> 32), 0u, 0u},
+                    {uint32_t(seed), uint32_t(seed >> 32)});
 }
 
 /// 53 random bits from two words, as a double in [0, 1).

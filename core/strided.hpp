@@ -16,9 +16,9 @@ namespace strata::detail {
 
 template <std::size_t N>
 struct StridedPlan {
-  Shape shape;                      ///< merged dims, outermost first; never empty
-  std::array<Strides, N> strides;   ///< per operand, one stride per merged dim
-  std::array<int64_t, N> offsets;   ///< per operand, the offset of element 0
+  Shape shape;                     ///< merged dims, outermost first; never empty
+  std::array<Strides, N> strides;  ///< per operand, one stride per merged dim
+  std::array<int64_t, N> offsets;  ///< per operand, the offset of element 0
   int64_t numel = 0;
 };
 

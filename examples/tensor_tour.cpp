@@ -23,7 +23,8 @@ int main() {
 
   // Views only rewrite shape, strides and offset; no element is copied.
   show("x.transpose(1, 2)", x.transpose(1, 2));
-  show("x[:, 1:3, ::2]  (slice with a step)", x.slice(1, 1, 3).slice(2, std::nullopt, std::nullopt, 2));
+  show("x[:, 1:3, ::2]  (slice with a step)",
+       x.slice(1, 1, 3).slice(2, std::nullopt, std::nullopt, 2));
   show("x[1, :, ::-1]  (select, then a negative step)", x.select(0, 1).flip(1));
   st::RawTensor row = raw::reshape(raw::arange(10, 14, 1, st::f32), {1, 4});
   show("a [1, 4] row broadcast to [3, 4] (zero stride)", row.expand({3, 4}));
@@ -43,7 +44,8 @@ int main() {
   show("a", a);
   show("a @ a^T", raw::matmul(a, a.transpose(0, 1)));
   st::RawTensor batch = raw::normal({4, 2, 3}, /*seed=*/7, st::f64);
-  show("batch [4, 2, 3] @ a^T [3, 2] -> [4, 2, 2]", raw::matmul(batch, a.transpose(0, 1).unsqueeze(0)));
+  show("batch [4, 2, 3] @ a^T [3, 2] -> [4, 2, 2]",
+       raw::matmul(batch, a.transpose(0, 1).unsqueeze(0)));
 
   // Bad input is an exception that says what is wrong.
   try {

@@ -43,8 +43,7 @@ class Backend {
   virtual void where(const RawTensor& out, const RawTensor& cond, const RawTensor& a,
                      const RawTensor& b) = 0;
   /// out has x's shape with the reduced axes set to 1 (keepdims); axes sorted, unique.
-  virtual void reduce(ReduceOp op, const RawTensor& out, const RawTensor& x,
-                      const Shape& axes) = 0;
+  virtual void reduce(ReduceOp op, const RawTensor& out, const RawTensor& x, const Shape& axes) = 0;
   /// out[..., m, n] = a[..., m, k] @ b[..., k, n]; a and b already expanded to out's batch dims.
   virtual void matmul(const RawTensor& out, const RawTensor& a, const RawTensor& b) = 0;
   /// out = x with `axis` replaced by idx's dims; idx integer, entries in [-n, n) (else IndexError).

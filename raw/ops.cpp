@@ -51,7 +51,8 @@ void require_numeric(DType t, std::string_view op) {
 }
 
 void require_bool(DType t, std::string_view op) {
-  if (t != DType::b8) fail<DTypeError>(op, "dtype ", dtype_name(t), " is not supported (needs bool)");
+  if (t != DType::b8)
+    fail<DTypeError>(op, "dtype ", dtype_name(t), " is not supported (needs bool)");
 }
 
 void require_writable(const RawTensor& dst, std::string_view op) {
@@ -65,8 +66,8 @@ void require_writable(const RawTensor& dst, std::string_view op) {
 
 /// src itself, or a private copy when it shares dst's storage under another layout.
 RawTensor unaliased(const RawTensor& dst, const RawTensor& src) {
-  if (src.storage() == dst.storage() && !(src.layout().strides == dst.layout().strides &&
-                                          src.offset() == dst.offset())) {
+  if (src.storage() == dst.storage() &&
+      !(src.layout().strides == dst.layout().strides && src.offset() == dst.offset())) {
     RawTensor copy = empty(src.shape(), src.dtype(), src.device());
     backend_for(src.device()).copy(copy, src);
     return copy;
@@ -85,9 +86,12 @@ void check_unary_dtype(UnaryOp op, DType t) {
   switch (op) {
     case UnaryOp::neg:
     case UnaryOp::abs:
-    case UnaryOp::sign: return require_numeric(t, name);
-    case UnaryOp::logical_not: return require_bool(t, name);
-    default: return require_float(t, name);
+    case UnaryOp::sign:
+      return require_numeric(t, name);
+    case UnaryOp::logical_not:
+      return require_bool(t, name);
+    default:
+      return require_float(t, name);
   }
 }
 
@@ -95,10 +99,13 @@ void check_binary_dtype(BinaryOp op, DType t) {
   const std::string_view name = op_name(op);
   if (is_comparison(op)) return;
   switch (op) {
-    case BinaryOp::pow: return require_float(t, name);
+    case BinaryOp::pow:
+      return require_float(t, name);
     case BinaryOp::logical_and:
-    case BinaryOp::logical_or: return require_bool(t, name);
-    default: return require_numeric(t, name);
+    case BinaryOp::logical_or:
+      return require_bool(t, name);
+    default:
+      return require_numeric(t, name);
   }
 }
 
@@ -133,15 +140,15 @@ RawTensor from_host(const void* data, const Shape& shape, DType dtype, Device de
 
 RawTensor arange(double start, double stop, double step, DType dtype, Device device) {
   if (step == 0 || !std::isfinite(step) || !std::isfinite(start) || !std::isfinite(stop)) {
-    fail<ValueError>("arange", "start, stop and step must be finite and step nonzero (got ",
-                     start, ", ", stop, ", ", step, ")");
+    fail<ValueError>("arange", "start, stop and step must be finite and step nonzero (got ", start,
+                     ", ", stop, ", ", step, ")");
   }
   const double count = std::ceil((stop - start) / step);
   if (count > 9.0e18) fail<ValueError>("arange", "element count ", count, " overflows int64");
   int64_t n = count > 0 ? static_cast<int64_t>(count) : 0;
   // Rounding in (stop - start) / step can admit one element at or past stop; drop it.
-  while (n > 0 && (step > 0 ? start + double(n - 1) * step >= stop
-                            : start + double(n - 1) * step <= stop)) {
+  while (n > 0 &&
+         (step > 0 ? start + double(n - 1) * step >= stop : start + double(n - 1) * step <= stop)) {
     --n;
   }
   RawTensor out = empty({n}, dtype, device);
@@ -243,8 +250,8 @@ RawTensor reduce(ReduceOp op, const RawTensor& x, const Shape& axes, bool keepdi
   int64_t reduced = 1;
   for (int64_t a : sorted) reduced *= x.shape()[a], kept[a] = 1;
   if (op != ReduceOp::sum && reduced == 0) {
-    fail<ValueError>(name, "cannot reduce over an empty axis (shape ", x.shape(), ", axes ",
-                     axes, ")");
+    fail<ValueError>(name, "cannot reduce over an empty axis (shape ", x.shape(), ", axes ", axes,
+                     ")");
   }
   DType out_dtype = x.dtype();
   if (op == ReduceOp::sum && !is_floating(x.dtype())) out_dtype = DType::i64;
@@ -321,7 +328,8 @@ RawTensor concat(const std::vector<RawTensor>& xs, int64_t axis) {
     require_same_device(first, x, "concat");
     require_same_dtype(first, x, "concat");
     bool fits = x.ndim() == first.ndim();
-    for (int64_t d = 0; fits && d < x.ndim(); ++d) fits = d == axis || x.shape()[d] == first.shape()[d];
+    for (int64_t d = 0; fits && d < x.ndim(); ++d)
+      fits = d == axis || x.shape()[d] == first.shape()[d];
     if (!fits) {
       fail<ShapeError>("concat", "tensor ", i, " has shape ", x.shape(), ", which does not match ",
                        first.shape(), " outside axis ", axis);
@@ -363,8 +371,8 @@ RawTensor matmul(const RawTensor& a, const RawTensor& b) {
   const int64_t m = a.shape()[a.ndim() - 2], k = a.shape()[a.ndim() - 1];
   const int64_t k2 = b.shape()[b.ndim() - 2], n = b.shape()[b.ndim() - 1];
   if (k != k2) {
-    fail<ShapeError>("matmul", "shapes ", a.shape(), " and ", b.shape(),
-                     " do not fit (inner dims ", k, " vs ", k2, ")");
+    fail<ShapeError>("matmul", "shapes ", a.shape(), " and ", b.shape(), " do not fit (inner dims ",
+                     k, " vs ", k2, ")");
   }
   Shape batch_a(a.shape().begin(), a.shape().end() - 2);
   Shape batch_b(b.shape().begin(), b.shape().end() - 2);
@@ -388,8 +396,7 @@ RawTensor matmul(const RawTensor& a, const RawTensor& b) {
 static Shape index_result_shape(const RawTensor& x, int64_t axis, const RawTensor& idx,
                                 std::string_view op) {
   if (!is_integral(idx.dtype())) {
-    fail<DTypeError>(op, "index tensor has dtype ", dtype_name(idx.dtype()),
-                     ", needs i32 or i64");
+    fail<DTypeError>(op, "index tensor has dtype ", dtype_name(idx.dtype()), ", needs i32 or i64");
   }
   Shape shape;
   for (int64_t d = 0; d < axis; ++d) shape.push_back(x.shape()[d]);

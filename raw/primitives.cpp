@@ -10,9 +10,9 @@ std::string_view op_name(UnaryOp op) {
 }
 
 std::string_view op_name(BinaryOp op) {
-  constexpr std::string_view names[] = {"add", "sub", "mul", "div", "pow",
-                                        "maximum", "minimum", "eq", "ne", "lt",
-                                        "le", "gt", "ge", "logical_and", "logical_or"};
+  constexpr std::string_view names[] = {"add",     "sub",     "mul", "div",         "pow",
+                                        "maximum", "minimum", "eq",  "ne",          "lt",
+                                        "le",      "gt",      "ge",  "logical_and", "logical_or"};
   return names[static_cast<int>(op)];
 }
 

@@ -7,8 +7,8 @@ RawTensor::RawTensor(std::shared_ptr<Storage> storage, Layout layout, DType dtyp
     : storage_(std::move(storage)), layout_(std::move(layout)), dtype_(dtype) {
   if (!storage_) detail::fail<ValueError>("RawTensor", "null storage");
   if (layout_.shape.size() != layout_.strides.size()) {
-    detail::fail<ShapeError>("RawTensor", "shape ", layout_.shape, " and strides ",
-                             layout_.strides, " differ in rank");
+    detail::fail<ShapeError>("RawTensor", "shape ", layout_.shape, " and strides ", layout_.strides,
+                             " differ in rank");
   }
   checked_numel(layout_.shape, "RawTensor");
   const auto [lo, hi] = layout_.span();

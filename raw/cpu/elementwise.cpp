@@ -62,25 +62,45 @@ T nan_min(T a, T b) {
 template <class T>
 void unary_typed(UnaryOp op, const RawTensor& out, const RawTensor& x) {
   if constexpr (std::is_same_v<T, bool>) {
-    if (op == UnaryOp::logical_not) return map<T, T>(out, [](T v) { return !v; }, x);
+    if (op == UnaryOp::logical_not)
+      return map<T, T>(
+          out, [](T v) { return !v; }, x);
   } else {
     switch (op) {
-      case UnaryOp::neg: return map<T, T>(out, [](T v) { return wrap_neg(v); }, x);
-      case UnaryOp::abs: return map<T, T>(out, [](T v) { return v < T(0) ? wrap_neg(v) : v; }, x);
+      case UnaryOp::neg:
+        return map<T, T>(
+            out, [](T v) { return wrap_neg(v); }, x);
+      case UnaryOp::abs:
+        return map<T, T>(
+            out, [](T v) { return v < T(0) ? wrap_neg(v) : v; }, x);
       case UnaryOp::sign:
         return map<T, T>(
             out, [](T v) { return v != v ? v : T((T(0) < v) - (v < T(0))); }, x);
-      default: break;
+      default:
+        break;
     }
     if constexpr (std::is_floating_point_v<T>) {
       switch (op) {
-        case UnaryOp::exp: return map<T, T>(out, [](T v) { return std::exp(v); }, x);
-        case UnaryOp::log: return map<T, T>(out, [](T v) { return std::log(v); }, x);
-        case UnaryOp::sin: return map<T, T>(out, [](T v) { return std::sin(v); }, x);
-        case UnaryOp::cos: return map<T, T>(out, [](T v) { return std::cos(v); }, x);
-        case UnaryOp::sqrt: return map<T, T>(out, [](T v) { return std::sqrt(v); }, x);
-        case UnaryOp::tanh: return map<T, T>(out, [](T v) { return std::tanh(v); }, x);
-        default: break;
+        case UnaryOp::exp:
+          return map<T, T>(
+              out, [](T v) { return std::exp(v); }, x);
+        case UnaryOp::log:
+          return map<T, T>(
+              out, [](T v) { return std::log(v); }, x);
+        case UnaryOp::sin:
+          return map<T, T>(
+              out, [](T v) { return std::sin(v); }, x);
+        case UnaryOp::cos:
+          return map<T, T>(
+              out, [](T v) { return std::cos(v); }, x);
+        case UnaryOp::sqrt:
+          return map<T, T>(
+              out, [](T v) { return std::sqrt(v); }, x);
+        case UnaryOp::tanh:
+          return map<T, T>(
+              out, [](T v) { return std::tanh(v); }, x);
+        default:
+          break;
       }
     }
   }
@@ -90,13 +110,26 @@ void unary_typed(UnaryOp op, const RawTensor& out, const RawTensor& x) {
 template <class T>
 void compare_typed(BinaryOp op, const RawTensor& out, const RawTensor& a, const RawTensor& b) {
   switch (op) {
-    case BinaryOp::eq: return map<bool, T, T>(out, [](T x, T y) { return x == y; }, a, b);
-    case BinaryOp::ne: return map<bool, T, T>(out, [](T x, T y) { return x != y; }, a, b);
-    case BinaryOp::lt: return map<bool, T, T>(out, [](T x, T y) { return x < y; }, a, b);
-    case BinaryOp::le: return map<bool, T, T>(out, [](T x, T y) { return x <= y; }, a, b);
-    case BinaryOp::gt: return map<bool, T, T>(out, [](T x, T y) { return x > y; }, a, b);
-    case BinaryOp::ge: return map<bool, T, T>(out, [](T x, T y) { return x >= y; }, a, b);
-    default: break;
+    case BinaryOp::eq:
+      return map<bool, T, T>(
+          out, [](T x, T y) { return x == y; }, a, b);
+    case BinaryOp::ne:
+      return map<bool, T, T>(
+          out, [](T x, T y) { return x != y; }, a, b);
+    case BinaryOp::lt:
+      return map<bool, T, T>(
+          out, [](T x, T y) { return x < y; }, a, b);
+    case BinaryOp::le:
+      return map<bool, T, T>(
+          out, [](T x, T y) { return x <= y; }, a, b);
+    case BinaryOp::gt:
+      return map<bool, T, T>(
+          out, [](T x, T y) { return x > y; }, a, b);
+    case BinaryOp::ge:
+      return map<bool, T, T>(
+          out, [](T x, T y) { return x >= y; }, a, b);
+    default:
+      break;
   }
   unsupported(op_name(op), a.dtype());
 }
@@ -106,17 +139,32 @@ void binary_typed(BinaryOp op, const RawTensor& out, const RawTensor& a, const R
   if (is_comparison(op)) return compare_typed<T>(op, out, a, b);
   if constexpr (std::is_same_v<T, bool>) {
     switch (op) {
-      case BinaryOp::logical_and: return map<T, T, T>(out, [](T x, T y) { return x && y; }, a, b);
-      case BinaryOp::logical_or: return map<T, T, T>(out, [](T x, T y) { return x || y; }, a, b);
-      default: break;
+      case BinaryOp::logical_and:
+        return map<T, T, T>(
+            out, [](T x, T y) { return x && y; }, a, b);
+      case BinaryOp::logical_or:
+        return map<T, T, T>(
+            out, [](T x, T y) { return x || y; }, a, b);
+      default:
+        break;
     }
   } else {
     switch (op) {
-      case BinaryOp::add: return map<T, T, T>(out, [](T x, T y) { return wrap_add(x, y); }, a, b);
-      case BinaryOp::sub: return map<T, T, T>(out, [](T x, T y) { return wrap_sub(x, y); }, a, b);
-      case BinaryOp::mul: return map<T, T, T>(out, [](T x, T y) { return wrap_mul(x, y); }, a, b);
-      case BinaryOp::maximum: return map<T, T, T>(out, [](T x, T y) { return nan_max(x, y); }, a, b);
-      case BinaryOp::minimum: return map<T, T, T>(out, [](T x, T y) { return nan_min(x, y); }, a, b);
+      case BinaryOp::add:
+        return map<T, T, T>(
+            out, [](T x, T y) { return wrap_add(x, y); }, a, b);
+      case BinaryOp::sub:
+        return map<T, T, T>(
+            out, [](T x, T y) { return wrap_sub(x, y); }, a, b);
+      case BinaryOp::mul:
+        return map<T, T, T>(
+            out, [](T x, T y) { return wrap_mul(x, y); }, a, b);
+      case BinaryOp::maximum:
+        return map<T, T, T>(
+            out, [](T x, T y) { return nan_max(x, y); }, a, b);
+      case BinaryOp::minimum:
+        return map<T, T, T>(
+            out, [](T x, T y) { return nan_min(x, y); }, a, b);
       case BinaryOp::div:
         if constexpr (std::is_integral_v<T>) {
           // Truncating division; x / 0 has no value, and MIN / -1 wraps.
@@ -128,14 +176,17 @@ void binary_typed(BinaryOp op, const RawTensor& out, const RawTensor& a, const R
               },
               a, b);
         } else {
-          return map<T, T, T>(out, [](T x, T y) { return x / y; }, a, b);
+          return map<T, T, T>(
+              out, [](T x, T y) { return x / y; }, a, b);
         }
       case BinaryOp::pow:
         if constexpr (std::is_floating_point_v<T>) {
-          return map<T, T, T>(out, [](T x, T y) { return std::pow(x, y); }, a, b);
+          return map<T, T, T>(
+              out, [](T x, T y) { return std::pow(x, y); }, a, b);
         }
         break;
-      default: break;
+      default:
+        break;
     }
   }
   unsupported(op_name(op), a.dtype());
@@ -158,7 +209,8 @@ void CpuBackend::fill(const RawTensor& out, double value) {
 void CpuBackend::copy(const RawTensor& out, const RawTensor& x) {
   visit_dtype(out.dtype(), "copy", [&]<class TO>(type_tag<TO>) {
     visit_dtype(x.dtype(), "copy", [&]<class TI>(type_tag<TI>) {
-      map<TO, TI>(out, [](TI v) { return convert<TO>(v); }, x);
+      map<TO, TI>(
+          out, [](TI v) { return convert<TO>(v); }, x);
     });
   });
 }
@@ -192,8 +244,9 @@ void CpuBackend::from_host(const RawTensor& out, const void* src) {
 void CpuBackend::to_host(const RawTensor& x, void* dst) {
   visit_dtype(x.dtype(), "to_host", [&]<class T>(type_tag<T>) {
     const Layout dense = Layout::contiguous(x.shape());
-    map_into<T, T>(static_cast<T*>(dst), dense, [](T v) { return v; },
-                   std::pair<const T*, const Layout*>{base_ptr<T>(x), &x.layout()});
+    map_into<T, T>(
+        static_cast<T*>(dst), dense, [](T v) { return v; },
+        std::pair<const T*, const Layout*>{base_ptr<T>(x), &x.layout()});
   });
 }
 
@@ -201,15 +254,16 @@ void CpuBackend::unary(UnaryOp op, const RawTensor& out, const RawTensor& x) {
   visit_dtype(x.dtype(), op_name(op), [&]<class T>(type_tag<T>) { unary_typed<T>(op, out, x); });
 }
 
-void CpuBackend::binary(BinaryOp op, const RawTensor& out, const RawTensor& a,
-                        const RawTensor& b) {
-  visit_dtype(a.dtype(), op_name(op), [&]<class T>(type_tag<T>) { binary_typed<T>(op, out, a, b); });
+void CpuBackend::binary(BinaryOp op, const RawTensor& out, const RawTensor& a, const RawTensor& b) {
+  visit_dtype(a.dtype(), op_name(op),
+              [&]<class T>(type_tag<T>) { binary_typed<T>(op, out, a, b); });
 }
 
 void CpuBackend::where(const RawTensor& out, const RawTensor& cond, const RawTensor& a,
                        const RawTensor& b) {
   visit_dtype(a.dtype(), "where", [&]<class T>(type_tag<T>) {
-    map<T, bool, T, T>(out, [](bool c, T x, T y) { return c ? x : y; }, cond, a, b);
+    map<T, bool, T, T>(
+        out, [](bool c, T x, T y) { return c ? x : y; }, cond, a, b);
   });
 }
 

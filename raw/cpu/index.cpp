@@ -25,8 +25,9 @@ std::vector<int64_t> positions(const RawTensor& idx, int64_t axis, int64_t size,
   for (std::size_t j = 0; j < pos.size(); ++j) {
     const int64_t v = pos[j];
     if (v < -size || v >= size) {
-      fail<IndexError>(op, "index ", v, " (entry ", j, " of the index tensor) is out of range for axis ",
-                       axis, " with size ", size);
+      fail<IndexError>(op, "index ", v, " (entry ", j,
+                       " of the index tensor) is out of range for axis ", axis, " with size ",
+                       size);
     }
     if (v < 0) pos[j] = v + size;
   }

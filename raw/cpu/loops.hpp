@@ -36,7 +36,8 @@ void parallel_walk(const Shape& shape, const std::array<const Layout*, N>& layou
 /// out[i] = f(ins[i]...) over tensors of one shape, with a unit-stride fast
 /// path the compiler can vectorise. TO and TI... are the element types.
 template <class TO, class... TI, class F, class... Ins>
-void map_into(TO* out_base, const Layout& out, F f, const std::pair<const TI*, const Layout*>&... ins) {
+void map_into(TO* out_base, const Layout& out, F f,
+              const std::pair<const TI*, const Layout*>&... ins) {
   constexpr std::size_t N = 1 + sizeof...(TI);
   const std::array<const Layout*, N> layouts{&out, ins.second...};
   const std::tuple<const TI*...> bases{ins.first...};
@@ -51,7 +52,8 @@ void map_into(TO* out_base, const Layout& out, F f, const std::pair<const TI*, c
       } else {
         for (int64_t i = 0; i < n; ++i) o[i * st[0]] = f(std::get<K>(p)[i * st[K + 1]]...);
       }
-    }(std::index_sequence_for<TI...>{});
+    }
+    (std::index_sequence_for<TI...>{});
   });
 }
 

@@ -59,9 +59,8 @@ template <class T, int Order>
 using MapT = Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Order>, 0,
                         Eigen::OuterStride<>>;
 template <class T>
-using OutMap =
-    Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>, 0,
-               Eigen::OuterStride<>>;
+using OutMap = Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>, 0,
+                          Eigen::OuterStride<>>;
 
 /// c[rows r0..r1, cols c0..c1] = a[r0..r1, :] * b[:, c0..c1] with Eigen.
 template <class T>
@@ -126,12 +125,13 @@ void matmul_typed(const RawTensor& out, const RawTensor& a, const RawTensor& b) 
   const int64_t batches = bo.numel();
   std::vector<std::array<int64_t, 3>> offsets;
   offsets.reserve(std::size_t(batches));
-  for_each_block(make_plan<3>(bo.shape, {&bo, &ba, &bb}), 0, batches,
-                 [&](const auto& off, int64_t cnt, const auto& st) {
-                   for (int64_t i = 0; i < cnt; ++i) {
-                     offsets.push_back({off[0] + i * st[0], off[1] + i * st[1], off[2] + i * st[2]});
-                   }
-                 });
+  for_each_block(
+      make_plan<3>(bo.shape, {&bo, &ba, &bb}), 0, batches,
+      [&](const auto& off, int64_t cnt, const auto& st) {
+        for (int64_t i = 0; i < cnt; ++i) {
+          offsets.push_back({off[0] + i * st[0], off[1] + i * st[1], off[2] + i * st[2]});
+        }
+      });
   T* ob = base_ptr<T>(out);
   const T* ab = base_ptr<T>(a);
   const T* bb_ = base_ptr<T>(b);

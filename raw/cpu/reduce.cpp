@@ -224,11 +224,16 @@ void run(const RawTensor& out, const RawTensor& x, const Shape& axes) {
 void CpuBackend::reduce(ReduceOp op, const RawTensor& out, const RawTensor& x, const Shape& axes) {
   visit_dtype(x.dtype(), op_name(op), [&]<class T>(type_tag<T>) {
     switch (op) {
-      case ReduceOp::sum: return run<SumR<T>, T>(out, x, axes);
-      case ReduceOp::max: return run<ExtremeR<T, false>, T>(out, x, axes);
-      case ReduceOp::min: return run<ExtremeR<T, true>, T>(out, x, axes);
-      case ReduceOp::argmax: return run<ArgR<T, false>, T>(out, x, axes);
-      case ReduceOp::argmin: return run<ArgR<T, true>, T>(out, x, axes);
+      case ReduceOp::sum:
+        return run<SumR<T>, T>(out, x, axes);
+      case ReduceOp::max:
+        return run<ExtremeR<T, false>, T>(out, x, axes);
+      case ReduceOp::min:
+        return run<ExtremeR<T, true>, T>(out, x, axes);
+      case ReduceOp::argmax:
+        return run<ArgR<T, false>, T>(out, x, axes);
+      case ReduceOp::argmin:
+        return run<ArgR<T, true>, T>(out, x, axes);
     }
   });
 }

@@ -18,7 +18,8 @@
 namespace strata::testing {
 
 /// Calls fn(index) for every multi-index of shape in row-major order (once for rank 0).
-inline void for_each_index(const Shape& shape, const std::function<void(const std::vector<int64_t>&)>& fn) {
+inline void for_each_index(const Shape& shape,
+                           const std::function<void(const std::vector<int64_t>&)>& fn) {
   std::vector<int64_t> idx(shape.size(), 0);
   for (int64_t d : shape) {
     if (d == 0) return;
@@ -48,11 +49,16 @@ inline double get(const RawTensor& t, const std::vector<int64_t>& idx) {
   const int64_t pos = storage_index(t, idx);
   const void* base = t.storage()->data();
   switch (t.dtype()) {
-    case DType::b8: return static_cast<const bool*>(base)[pos] ? 1.0 : 0.0;
-    case DType::i32: return static_cast<const int32_t*>(base)[pos];
-    case DType::i64: return double(static_cast<const int64_t*>(base)[pos]);
-    case DType::f32: return static_cast<const float*>(base)[pos];
-    case DType::f64: return static_cast<const double*>(base)[pos];
+    case DType::b8:
+      return static_cast<const bool*>(base)[pos] ? 1.0 : 0.0;
+    case DType::i32:
+      return static_cast<const int32_t*>(base)[pos];
+    case DType::i64:
+      return double(static_cast<const int64_t*>(base)[pos]);
+    case DType::f32:
+      return static_cast<const float*>(base)[pos];
+    case DType::f64:
+      return static_cast<const double*>(base)[pos];
   }
   return 0;
 }
@@ -78,11 +84,21 @@ inline RawTensor make(const Shape& shape, DType dtype, const std::vector<double>
   void* base = t.storage()->data();
   for (std::size_t i = 0; i < vals.size(); ++i) {
     switch (dtype) {
-      case DType::b8: static_cast<bool*>(base)[i] = vals[i] != 0; break;
-      case DType::i32: static_cast<int32_t*>(base)[i] = int32_t(vals[i]); break;
-      case DType::i64: static_cast<int64_t*>(base)[i] = int64_t(vals[i]); break;
-      case DType::f32: static_cast<float*>(base)[i] = float(vals[i]); break;
-      case DType::f64: static_cast<double*>(base)[i] = vals[i]; break;
+      case DType::b8:
+        static_cast<bool*>(base)[i] = vals[i] != 0;
+        break;
+      case DType::i32:
+        static_cast<int32_t*>(base)[i] = int32_t(vals[i]);
+        break;
+      case DType::i64:
+        static_cast<int64_t*>(base)[i] = int64_t(vals[i]);
+        break;
+      case DType::f32:
+        static_cast<float*>(base)[i] = float(vals[i]);
+        break;
+      case DType::f64:
+        static_cast<double*>(base)[i] = vals[i];
+        break;
     }
   }
   return t;
@@ -94,9 +110,12 @@ inline std::vector<double> random_values(int64_t n, DType dtype, std::mt19937_64
   std::normal_distribution<double> normal;
   std::uniform_int_distribution<int> small(-9, 9), coin(0, 1);
   for (double& x : v) {
-    if (dtype == DType::b8) x = coin(rng);
-    else if (is_integral(dtype)) x = small(rng);
-    else x = dtype == DType::f32 ? double(float(normal(rng))) : normal(rng);
+    if (dtype == DType::b8)
+      x = coin(rng);
+    else if (is_integral(dtype))
+      x = small(rng);
+    else
+      x = dtype == DType::f32 ? double(float(normal(rng))) : normal(rng);
   }
   return v;
 }
@@ -107,7 +126,8 @@ inline constexpr LayoutKind kAllLayouts[] = {LayoutKind::contiguous, LayoutKind:
                                              LayoutKind::sliced,     LayoutKind::flipped,
                                              LayoutKind::broadcast,  LayoutKind::offset};
 inline std::string layout_name(LayoutKind k) {
-  constexpr const char* names[] = {"contiguous", "permuted", "sliced", "flipped", "broadcast", "offset"};
+  constexpr const char* names[] = {"contiguous", "permuted",  "sliced",
+                                   "flipped",    "broadcast", "offset"};
   return names[int(k)];
 }
 
@@ -118,7 +138,8 @@ inline std::string layout_name(LayoutKind k) {
 ///   flipped: every axis reversed (negative strides);
 ///   broadcast: size-1 dims where the rng says so, expanded (zero strides);
 ///   offset: a contiguous view starting 5 elements into its storage.
-inline RawTensor random_tensor(const Shape& shape, DType dtype, LayoutKind kind, std::mt19937_64& rng) {
+inline RawTensor random_tensor(const Shape& shape, DType dtype, LayoutKind kind,
+                               std::mt19937_64& rng) {
   const int64_t nd = shape.ndim();
   switch (kind) {
     case LayoutKind::contiguous: {
@@ -131,7 +152,8 @@ inline RawTensor random_tensor(const Shape& shape, DType dtype, LayoutKind kind,
       for (int64_t i = 0; i < nd; ++i) perm[std::size_t(i)] = i;
       std::shuffle(perm.begin(), perm.end(), rng);
       Shape base_shape(std::size_t(nd), 0);
-      for (int64_t i = 0; i < nd; ++i) base_shape[std::size_t(perm[std::size_t(i)])] = shape[std::size_t(i)];
+      for (int64_t i = 0; i < nd; ++i)
+        base_shape[std::size_t(perm[std::size_t(i)])] = shape[std::size_t(i)];
       RawTensor base = random_tensor(base_shape, dtype, LayoutKind::contiguous, rng);
       return base.permute(Shape(perm));
     }
