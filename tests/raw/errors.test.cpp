@@ -19,10 +19,12 @@ using st::DType;
 using st::RawTensor;
 using st::Shape;
 using st::UnaryOp;
+using tt::dname;
+using tt::kAllDTypes;
+using tt::kInf;
+using tt::kNaN;
 
 namespace {
-
-constexpr DType kAllDTypes[] = {st::bool_, st::i32, st::i64, st::f32, st::f64};
 
 RawTensor raw_zeros(const Shape& s, DType t = st::f32) { return st::raw::full(s, 0, t); }
 

@@ -20,15 +20,13 @@ using st::DType;
 using st::Layout;
 using st::RawTensor;
 using st::Shape;
+using tt::dname;
+using tt::kAllDTypes;
+using tt::kInf;
+using tt::kNaN;
 using Idx = std::vector<int64_t>;
 
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr DType kAllDTypes[] = {st::bool_, st::i32, st::i64, st::f32, st::f64};
-
-std::string dname(DType t) { return std::string(st::dtype_name(t)); }
 
 int64_t numel_of(const Shape& s) {
   int64_t n = 1;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -16,6 +17,12 @@
 #include <strata.hpp>
 
 namespace strata::testing {
+
+inline constexpr DType kAllDTypes[] = {DType::b8, DType::i32, DType::i64, DType::f32, DType::f64};
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+inline constexpr double kInf = std::numeric_limits<double>::infinity();
+/// "f32" etc. as a std::string, for INFO messages.
+inline std::string dname(DType t) { return std::string(dtype_name(t)); }
 
 /// Calls fn(index) for every multi-index of shape in row-major order (once for rank 0).
 inline void for_each_index(const Shape& shape,
