@@ -89,6 +89,31 @@ std::vector<int64_t> python_positions(int64_t n, std::optional<int64_t> start,
   return out;
 }
 
+// A random 3-D view: contiguous dims in [1, max_dim], then `ops` random
+// flips, transposes, slices (made by `slice(view, axis)`) or nothing.
+template <class Slice>
+st::Layout random_view(std::mt19937_64& rng, int64_t max_dim, int ops, Slice slice) {
+  st::Layout l = st::Layout::contiguous(
+      {int64_t(1 + rng() % max_dim), int64_t(1 + rng() % max_dim), int64_t(1 + rng() % max_dim)});
+  for (int op = 0; op < ops; ++op) {
+    const int64_t ax = int64_t(rng() % 3);
+    switch (rng() % 4) {
+      case 0:
+        l = l.flip(ax);
+        break;
+      case 1:
+        l = l.transpose(ax, int64_t(rng() % 3));
+        break;
+      case 2:
+        l = slice(l, ax);
+        break;
+      default:
+        break;
+    }
+  }
+  return l;
+}
+
 }  // namespace
 
 TEST_CASE("Layout: the reference table for a (2,3,4) tensor", "[core]") {
@@ -588,24 +613,9 @@ TEST_CASE("Layout::span", "[core]") {
   SECTION("random views: min and one past max of the brute-force positions") {
     std::mt19937_64 rng(77);
     for (int trial = 0; trial < 200; ++trial) {
-      st::Layout l = st::Layout::contiguous(
-          {int64_t(1 + rng() % 4), int64_t(1 + rng() % 4), int64_t(1 + rng() % 4)});
-      for (int op = 0; op < 3; ++op) {
-        const int64_t ax = int64_t(rng() % 3);
-        switch (rng() % 4) {
-          case 0:
-            l = l.flip(ax);
-            break;
-          case 1:
-            l = l.transpose(ax, int64_t(rng() % 3));
-            break;
-          case 2:
-            l = l.slice(ax, int64_t(rng() % 3) - 1, std::nullopt, (rng() % 2) ? 2 : -1);
-            break;
-          default:
-            break;
-        }
-      }
+      const st::Layout l = random_view(rng, 4, 3, [&](const st::Layout& v, int64_t ax) {
+        return v.slice(ax, int64_t(rng() % 3) - 1, std::nullopt, (rng() % 2) ? 2 : -1);
+      });
       const auto a = addresses(l);
       if (a.empty()) continue;
       const auto [lo, hi] = std::minmax_element(a.begin(), a.end());
@@ -618,24 +628,9 @@ TEST_CASE("Layout::span", "[core]") {
 TEST_CASE("Layout::is_contiguous agrees with brute force", "[core]") {
   std::mt19937_64 rng(5);
   for (int trial = 0; trial < 300; ++trial) {
-    st::Layout l = st::Layout::contiguous(
-        {int64_t(1 + rng() % 3), int64_t(1 + rng() % 3), int64_t(1 + rng() % 3)});
-    for (int op = 0; op < 2; ++op) {
-      const int64_t ax = int64_t(rng() % 3);
-      switch (rng() % 4) {
-        case 0:
-          l = l.flip(ax);
-          break;
-        case 1:
-          l = l.transpose(ax, int64_t(rng() % 3));
-          break;
-        case 2:
-          l = l.slice(ax, int64_t(rng() % 2), std::nullopt);
-          break;
-        default:
-          break;
-      }
-    }
+    const st::Layout l = random_view(rng, 3, 2, [&](const st::Layout& v, int64_t ax) {
+      return v.slice(ax, int64_t(rng() % 2), std::nullopt);
+    });
     if (l.numel() == 0) continue;  // empty layouts: see the next test case
     INFO("shape " << l.shape << " strides " << l.strides);
     REQUIRE(l.is_contiguous() == dense_run(addresses(l)));
