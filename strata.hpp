@@ -14,3 +14,5 @@
 #include "raw/ops.hpp"
 #include "raw/primitives.hpp"
 #include "raw/raw_tensor.hpp"
+#include "diff/ops.hpp"
+#include "ad/transforms.hpp"

@@ -50,6 +50,101 @@ Tensor Tensor::to(Device device) const {
 
 std::ostream& operator<<(std::ostream& os, const Tensor& t) { return os << t.raw(); }
 
+namespace {
+
+/// `other` as this tensor's dtype, broadcast to its shape (for in-place updates).
+RawTensor fitted(const Tensor& self, const Tensor& other, std::string_view op) {
+  const RawTensor& dst = defined_raw(self, op);
+  const RawTensor src = raw::cast(defined_raw(other, op), dst.dtype());
+  if (src.shape() == dst.shape()) return src;
+  const Shape b = broadcast_shapes(dst.shape(), src.shape(), op);
+  if (b != dst.shape()) {
+    detail::fail<ShapeError>(op, "cannot broadcast ", src.shape(), " into the in-place target ",
+                             dst.shape());
+  }
+  return src.expand(dst.shape());
+}
+
+}  // namespace
+
+Tensor& Tensor::add_(const Tensor& other) {
+  raw::binary_(BinaryOp::add, raw_, fitted(*this, other, "add_"));
+  return *this;
+}
+Tensor& Tensor::sub_(const Tensor& other) {
+  raw::binary_(BinaryOp::sub, raw_, fitted(*this, other, "sub_"));
+  return *this;
+}
+Tensor& Tensor::mul_(const Tensor& other) {
+  raw::binary_(BinaryOp::mul, raw_, fitted(*this, other, "mul_"));
+  return *this;
+}
+Tensor& Tensor::div_(const Tensor& other) {
+  raw::binary_(BinaryOp::div, raw_, fitted(*this, other, "div_"));
+  return *this;
+}
+Tensor& Tensor::copy_(const Tensor& other) {
+  raw::copy_(raw_, fitted(*this, other, "copy_"));
+  return *this;
+}
+Tensor& Tensor::fill_(double value) {
+  raw::fill_(defined_raw(*this, "fill_"), value);
+  return *this;
+}
+
+// --- Prims<Tensor>: the raw primitives on the plain value ---------------------
+
+Tensor Prims<Tensor>::unary(UnaryOp op, const Tensor& x) {
+  return Tensor(raw::unary(op, defined_raw(x, op_name(op))));
+}
+Tensor Prims<Tensor>::binary(BinaryOp op, const Tensor& a, const Tensor& b) {
+  return Tensor(raw::binary(op, defined_raw(a, op_name(op)), defined_raw(b, op_name(op))));
+}
+Tensor Prims<Tensor>::where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  return Tensor(raw::where(defined_raw(cond, "where"), defined_raw(a, "where"), defined_raw(b, "where")));
+}
+Tensor Prims<Tensor>::sum(const Tensor& x, const Shape& axes, bool keepdims) {
+  return Tensor(raw::reduce(ReduceOp::sum, defined_raw(x, "sum"), axes, keepdims));
+}
+Tensor Prims<Tensor>::max(const Tensor& x, const Shape& axes, bool keepdims) {
+  return Tensor(raw::reduce(ReduceOp::max, defined_raw(x, "max"), axes, keepdims));
+}
+Tensor Prims<Tensor>::permute(const Tensor& x, const Shape& dims) {
+  return Tensor(defined_raw(x, "permute").permute(dims));
+}
+Tensor Prims<Tensor>::expand(const Tensor& x, const Shape& shape) {
+  return Tensor(defined_raw(x, "expand").expand(shape));
+}
+Tensor Prims<Tensor>::reshape(const Tensor& x, const Shape& shape) {
+  return Tensor(raw::reshape(defined_raw(x, "reshape"), shape));
+}
+Tensor Prims<Tensor>::slice(const Tensor& x, int64_t axis, std::optional<int64_t> start,
+                            std::optional<int64_t> stop, int64_t step) {
+  return Tensor(defined_raw(x, "slice").slice(axis, start, stop, step));
+}
+Tensor Prims<Tensor>::pad(const Tensor& x, const Pads& pads) {
+  return Tensor(raw::pad(defined_raw(x, "pad"), pads, 0.0));
+}
+Tensor Prims<Tensor>::concat(const std::vector<Tensor>& xs, int64_t axis) {
+  std::vector<RawTensor> rs;
+  rs.reserve(xs.size());
+  for (const Tensor& x : xs) rs.push_back(defined_raw(x, "concat"));
+  return Tensor(raw::concat(rs, axis));
+}
+Tensor Prims<Tensor>::cast(const Tensor& x, DType dtype) {
+  return Tensor(raw::cast(defined_raw(x, "cast"), dtype));
+}
+Tensor Prims<Tensor>::matmul(const Tensor& a, const Tensor& b) {
+  return Tensor(raw::matmul(defined_raw(a, "matmul"), defined_raw(b, "matmul")));
+}
+Tensor Prims<Tensor>::index_select(const Tensor& x, int64_t axis, const Tensor& idx) {
+  return Tensor(raw::index_select(defined_raw(x, "index_select"), axis, defined_raw(idx, "index_select")));
+}
+Tensor Prims<Tensor>::index_add(const Tensor& x, int64_t axis, const Tensor& idx, const Tensor& src) {
+  return Tensor(raw::index_add(defined_raw(x, "index_add"), axis, defined_raw(idx, "index_add"),
+                               defined_raw(src, "index_add")));
+}
+
 template <Element T>
 Tensor from_vector(const std::vector<T>& data, const Shape& shape) {
   const int64_t n = checked_numel(shape, "from_vector");

@@ -1,19 +1,21 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-/// Tensor: the user-facing plain tensor. It wraps an immutable RawTensor and
-/// adds the factories and accessors of DESIGN's "exact spelling". The
-/// differentiable ops (the Diffable concept, its composites and their method
-/// forms) are built on top of it by the AD issue.
+/// Tensor: the user-facing plain tensor, the bottom level of the AD stack. It
+/// wraps an immutable RawTensor, adds the factories and accessors of DESIGN's
+/// "exact spelling", the in-place updates optimisers need, and (through the
+/// Ops mixin and Prims<Tensor>) every differentiable op.
 #include <cstdint>
 #include <iosfwd>
 #include <vector>
 
+#include "diff/diffable.hpp"
+#include "diff/mixin.hpp"
 #include "raw/ops.hpp"
 #include "raw/raw_tensor.hpp"
 
 namespace strata {
 
-class Tensor {
+class Tensor : public Ops<Tensor> {
  public:
   /// An undefined tensor; most operations on it throw ValueError.
   Tensor() = default;
@@ -39,8 +41,41 @@ class Tensor {
   /// A copy on device (this tensor when it is already there).
   Tensor to(Device device) const;
 
+  // In-place updates (for optimisers): write through to the storage, shared
+  // by every view, and bump its version so a pending backward pass that saved
+  // this value notices. `other` broadcasts to this shape and is cast to its dtype.
+  Tensor& add_(const Tensor& other);
+  Tensor& sub_(const Tensor& other);
+  Tensor& mul_(const Tensor& other);
+  Tensor& div_(const Tensor& other);
+  Tensor& copy_(const Tensor& other);
+  Tensor& fill_(double value);
+
  private:
   RawTensor raw_;
+};
+
+/// The primitives of the bottom level: the raw primitives on the plain value.
+template <>
+struct Prims<Tensor> {
+  static Tensor unary(UnaryOp op, const Tensor& x);
+  static Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b);
+  static Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
+  static Tensor sum(const Tensor& x, const Shape& axes, bool keepdims);
+  static Tensor max(const Tensor& x, const Shape& axes, bool keepdims);
+  static Tensor permute(const Tensor& x, const Shape& dims);
+  static Tensor expand(const Tensor& x, const Shape& shape);
+  static Tensor reshape(const Tensor& x, const Shape& shape);
+  static Tensor slice(const Tensor& x, int64_t axis, std::optional<int64_t> start,
+                      std::optional<int64_t> stop, int64_t step);
+  static Tensor pad(const Tensor& x, const Pads& pads);
+  static Tensor concat(const std::vector<Tensor>& xs, int64_t axis);
+  static Tensor cast(const Tensor& x, DType dtype);
+  static Tensor matmul(const Tensor& a, const Tensor& b);
+  static Tensor index_select(const Tensor& x, int64_t axis, const Tensor& idx);
+  static Tensor index_add(const Tensor& x, int64_t axis, const Tensor& idx, const Tensor& src);
+  static Tensor constant(const Tensor& t) { return t; }
+  static const Tensor& plain(const Tensor& x) { return x; }
 };
 
 /// NumPy-like printing (raw/print.cpp).

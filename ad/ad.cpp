@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+// The AD layer's error reporting, shared by every dual-type stack.
+#include <sstream>
+
+#include "ad/transforms.hpp"
+
+namespace strata::detail {
+
+namespace {
+constexpr std::string_view kMixedFix =
+    "values from two different grad/jvp calls were combined. This happens when the function "
+    "given to an inner transform captures a value of an outer transform of the same kind and "
+    "the inner transform is called on a plain value. Call the inner transform on "
+    "st::constant_like(x, value) instead (x: the outer transform's value), so that its argument "
+    "sits one level above the captured value";
+}  // namespace
+
+uint64_t common_tag(std::initializer_list<uint64_t> tags) {
+  uint64_t tag = 0;
+  for (uint64_t t : tags) {
+    if (t == 0) continue;
+    if (tag != 0 && tag != t) fail<ValueError>("jvp", kMixedFix);
+    tag = t;
+  }
+  return tag;
+}
+
+void mixed_transform_calls(std::string_view op) { fail<ValueError>(op, kMixedFix); }
+
+void saved_value_modified(uint64_t saved, uint64_t now) {
+  fail<ValueError>("backward", "a tensor saved for the backward pass was modified in place "
+                   "(storage version ", saved, " when saved, ", now,
+                   " now); modify a copy, or compute the gradient before the in-place update");
+}
+
+void require_float_leaf(DType dtype, std::string_view op) {
+  if (!is_floating(dtype)) {
+    fail<DTypeError>(op, "cannot differentiate with respect to a tensor of dtype ",
+                     dtype_name(dtype), " (needs f32 or f64; cast it with .to(st::f32))");
+  }
+}
+
+void require_matching_tangent(const Shape& primal_shape, DType primal_dtype, const Shape& shape,
+                              DType dtype, std::string_view op, std::string_view what) {
+  if (shape != primal_shape) {
+    fail<ShapeError>(op, what, " has shape ", shape, " but the primal has shape ", primal_shape);
+  }
+  if (dtype != primal_dtype) {
+    fail<DTypeError>(op, what, " has dtype ", dtype_name(dtype), " but the primal has dtype ",
+                     dtype_name(primal_dtype));
+  }
+}
+
+void require_single_element(const Shape& shape, std::string_view op) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  if (n != 1) {
+    fail<ShapeError>(op, "the function's output has shape ", shape, " (", n,
+                     " elements); grad needs exactly one (use jacrev, jacfwd or vjp for more)");
+  }
+}
+
+}  // namespace strata::detail

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// Reverse<T>: reverse-mode values over any Diffable T.
+///
+/// A value is a primal, the tape of the transform call it belongs to, and
+/// its node on that tape. No tape means a constant. Each primitive computes
+/// its primal on T and records the pullbacks of its rule (ad/rules.hpp), in
+/// T ops, on the tape; values of two different tapes never mix.
+#include <memory>
+
+#include "ad/tape.hpp"
+
+namespace strata {
+
+template <Diffable T>
+class Reverse : public Ops<Reverse<T>> {
+ public:
+  Reverse() = default;
+  /// A constant (no tape).
+  explicit Reverse(T primal) : primal_(std::move(primal)) {}
+  Reverse(T primal, std::shared_ptr<Tape<T>> tape, int64_t id)
+      : primal_(std::move(primal)), tape_(std::move(tape)), id_(tape_ ? id : -1) {}
+
+  const T& primal() const { return primal_; }
+  const std::shared_ptr<Tape<T>>& tape() const { return tape_; }
+  int64_t id() const { return id_; }
+  bool is_constant() const { return !tape_; }
+  Shape shape() const { return primal_.shape(); }
+  int64_t ndim() const { return primal_.shape().ndim(); }
+  int64_t numel() const { return checked_numel(primal_.shape(), "numel"); }
+  DType dtype() const { return primal_.dtype(); }
+  Device device() const { return primal_.device(); }
+
+ private:
+  T primal_;
+  std::shared_ptr<Tape<T>> tape_;
+  int64_t id_ = -1;
+};
+
+template <Diffable T>
+struct inner_level<Reverse<T>> {
+  using type = T;
+};
+
+namespace detail {
+/// Throws the "two different transform calls" error.
+[[noreturn]] void mixed_transform_calls(std::string_view op);
+}  // namespace detail
+
+template <Diffable T>
+struct Prims<Reverse<T>> {
+  using R = Reverse<T>;
+  using P = Prims<T>;
+  using Edge = typename Tape<T>::Edge;
+
+  static R lift_inner(const T& x) { return R(x); }
+  static R constant(const Tensor& t) { return R(P::constant(t)); }
+  static const Tensor& plain(const R& x) { return P::plain(x.primal()); }
+
+  static R unary(UnaryOp op, const R& x) {
+    T y = P::unary(op, x.primal());
+    if (x.is_constant() || !rules::has_derivative(op)) return R(y);
+    const T xp = x.primal();
+    return record(y, {{x.id(), [op, xp, y](const T& ct) { return *rules::unary(op, xp, y, ct); }}},
+                  {&xp, &y}, x.tape());
+  }
+  static R binary(BinaryOp op, const R& a, const R& b) {
+    auto tape = common_tape({&a, &b}, op_name(op));
+    T y = P::binary(op, a.primal(), b.primal());
+    if (!tape) return R(y);
+    const T ap = a.primal(), bp = b.primal();
+    std::vector<Edge> edges;
+    for (int which = 0; which < 2; ++which) {
+      const R& in = which == 0 ? a : b;
+      if (in.is_constant()) continue;
+      edges.push_back({in.id(), [op, which, ap, bp, y](const T& ct) {
+                         return rules::binary(op, which, ap, bp, y, ct);
+                       }});
+    }
+    return record(y, std::move(edges), {&ap, &bp, &y}, tape);
+  }
+  static R where(const Tensor& cond, const R& a, const R& b) {
+    auto tape = common_tape({&a, &b}, "where");
+    T y = P::where(cond, a.primal(), b.primal());
+    if (!tape) return R(y);
+    std::vector<Edge> edges;
+    if (!a.is_constant()) {
+      edges.push_back({a.id(), [cond](const T& ct) { return P::where(cond, ct, zeros_like(ct)); }});
+    }
+    if (!b.is_constant()) {
+      edges.push_back({b.id(), [cond](const T& ct) { return P::where(cond, zeros_like(ct), ct); }});
+    }
+    return record(y, std::move(edges), {}, tape);
+  }
+  static R sum(const R& x, const Shape& axes, bool keepdims) {
+    T y = P::sum(x.primal(), axes, keepdims);
+    if (x.is_constant()) return R(y);
+    const Shape in = x.shape();
+    return record(y, {{x.id(), [in, axes, keepdims](const T& ct) {
+                         return rules::unreduce(ct, in, axes, keepdims);
+                       }}},
+                  {}, x.tape());
+  }
+  static R max(const R& x, const Shape& axes, bool keepdims) {
+    T y = P::max(x.primal(), axes, keepdims);
+    if (x.is_constant()) return R(y);
+    const T w = rules::max_weights(x.primal(), y, axes, keepdims);
+    const Shape in = x.shape();
+    return record(y, {{x.id(), [w, in, axes, keepdims](const T& ct) {
+                         return P::binary(BinaryOp::mul, rules::unreduce(ct, in, axes, keepdims), w);
+                       }}},
+                  {}, x.tape());
+  }
+  static R permute(const R& x, const Shape& dims) {
+    const Shape inv = rules::inverse_permutation(dims);
+    return linear(x, P::permute(x.primal(), dims), [inv](const T& ct) { return P::permute(ct, inv); });
+  }
+  static R expand(const R& x, const Shape& shape) {
+    const Shape in = x.shape();
+    return linear(x, P::expand(x.primal(), shape), [in](const T& ct) { return sum_to(ct, in); });
+  }
+  static R reshape(const R& x, const Shape& shape) {
+    const Shape in = x.shape();
+    return linear(x, P::reshape(x.primal(), shape), [in](const T& ct) { return P::reshape(ct, in); });
+  }
+  static R slice(const R& x, int64_t axis, std::optional<int64_t> start,
+                 std::optional<int64_t> stop, int64_t step) {
+    T y = P::slice(x.primal(), axis, start, stop, step);
+    const int64_t ax = normalize_axis(axis, x.shape(), "slice");
+    const Tensor pos = rules::slice_positions(x.shape()[std::size_t(ax)], start, stop, step, x.device());
+    const T zero = zeros_like(x.primal());
+    return linear(x, y, [ax, pos, zero](const T& ct) { return P::index_add(zero, ax, pos, ct); });
+  }
+  static R pad(const R& x, const Pads& pads) {
+    const Shape in = x.shape();
+    return linear(x, P::pad(x.primal(), pads), [pads, in](const T& ct) { return rules::unpad(ct, pads, in); });
+  }
+  static R cast(const R& x, DType dtype) {
+    T y = P::cast(x.primal(), dtype);
+    if (!is_floating(dtype) || !is_floating(x.dtype())) return R(y);  // integers carry no derivative
+    const DType from = x.dtype();
+    return linear(x, y, [from](const T& ct) { return P::cast(ct, from); });
+  }
+  static R concat(const std::vector<R>& xs, int64_t axis) {
+    std::vector<const R*> ptrs;
+    std::vector<T> ys;
+    for (const R& x : xs) ptrs.push_back(&x), ys.push_back(x.primal());
+    auto tape = common_tape(ptrs, "concat");
+    T y = P::concat(ys, axis);
+    if (!tape) return R(y);
+    const int64_t ax = normalize_axis(axis, y.shape(), "concat");
+    std::vector<Edge> edges;
+    int64_t at = 0;
+    for (const R& x : xs) {
+      const int64_t len = x.shape()[std::size_t(ax)];
+      if (!x.is_constant()) {
+        edges.push_back({x.id(), [ax, at, len](const T& ct) { return P::slice(ct, ax, at, at + len, 1); }});
+      }
+      at += len;
+    }
+    return record(y, std::move(edges), {}, tape);
+  }
+  static R matmul(const R& a, const R& b) {
+    auto tape = common_tape({&a, &b}, "matmul");
+    T y = P::matmul(a.primal(), b.primal());
+    if (!tape) return R(y);
+    const T ap = a.primal(), bp = b.primal();
+    std::vector<Edge> edges;
+    if (!a.is_constant()) {
+      edges.push_back({a.id(), [ap, bp](const T& ct) { return rules::matmul_vjp(0, ap, bp, ct); }});
+    }
+    if (!b.is_constant()) {
+      edges.push_back({b.id(), [ap, bp](const T& ct) { return rules::matmul_vjp(1, ap, bp, ct); }});
+    }
+    return record(y, std::move(edges), {&ap, &bp}, tape);
+  }
+  static R index_select(const R& x, int64_t axis, const Tensor& idx) {
+    const T zero = zeros_like(x.primal());
+    return linear(x, P::index_select(x.primal(), axis, idx),
+                  [zero, axis, idx](const T& ct) { return P::index_add(zero, axis, idx, ct); });
+  }
+  static R index_add(const R& x, int64_t axis, const Tensor& idx, const R& src) {
+    auto tape = common_tape({&x, &src}, "index_add");
+    T y = P::index_add(x.primal(), axis, idx, src.primal());
+    if (!tape) return R(y);
+    std::vector<Edge> edges;
+    if (!x.is_constant()) edges.push_back({x.id(), [](const T& ct) { return ct; }});
+    if (!src.is_constant()) {
+      edges.push_back({src.id(), [axis, idx](const T& ct) { return P::index_select(ct, axis, idx); }});
+    }
+    return record(y, std::move(edges), {}, tape);
+  }
+
+ private:
+  static R record(const T& y, std::vector<Edge> edges, std::initializer_list<const T*> saved,
+                  const std::shared_ptr<Tape<T>>& tape) {
+    const int64_t id = tape->add(std::move(edges), saved);
+    return R(y, tape, id);
+  }
+  /// A one-input primitive whose pullback is `pullback`.
+  template <class Fn>
+  static R linear(const R& x, T y, Fn&& pullback) {
+    if (x.is_constant()) return R(std::move(y));
+    return record(y, {{x.id(), std::forward<Fn>(pullback)}}, {}, x.tape());
+  }
+  /// The tape shared by the non-constant operands (null when all are constants).
+  static std::shared_ptr<Tape<T>> common_tape(std::initializer_list<const R*> xs, std::string_view op) {
+    return common_tape(std::vector<const R*>(xs), op);
+  }
+  static std::shared_ptr<Tape<T>> common_tape(const std::vector<const R*>& xs, std::string_view op) {
+    std::shared_ptr<Tape<T>> tape;
+    for (const R* x : xs) {
+      if (!x->tape()) continue;
+      if (tape && tape != x->tape()) detail::mixed_transform_calls(op);
+      tape = x->tape();
+    }
+    return tape;
+  }
+};
+
+}  // namespace strata

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// The derivative rules of every differentiable primitive, in one place,
+/// shared by Forward<T> (jvp) and Reverse<T> (vjp). Each is written in
+/// Diffable ops on the level below (T), so rules are differentiable too:
+/// that is what makes Forward<Reverse<T>>, Reverse<Reverse<T>>, ... work.
+///
+/// Elementwise rules are linear maps that are their own transposes (a
+/// pointwise multiplication), so one function serves as jvp and vjp:
+/// `v` is a tangent (jvp) or a cotangent (vjp). Structural rules come in
+/// jvp / vjp pairs.
+#include <optional>
+
+#include "diff/ops.hpp"
+
+namespace strata::rules {
+
+/// False for the piecewise-constant unary ops (sign, logical_not).
+constexpr bool has_derivative(UnaryOp op) {
+  return op != UnaryOp::sign && op != UnaryOp::logical_not;
+}
+
+/// d unary(op, x) applied to v; nullopt for ops with zero derivative (sign).
+template <Diffable T>
+std::optional<T> unary(UnaryOp op, const T& x, const T& y, const T& v) {
+  switch (op) {
+    case UnaryOp::neg: return -v;
+    case UnaryOp::exp: return v * y;
+    case UnaryOp::log: return v / x;
+    case UnaryOp::sin: return v * cos(x);
+    case UnaryOp::cos: return -(v * sin(x));
+    case UnaryOp::sqrt: return v / (y * 2.0);
+    case UnaryOp::tanh: return v * (1.0 - y * y);
+    case UnaryOp::abs: return v * sign(x);
+    default: return std::nullopt;  // sign, logical_not: piecewise constant
+  }
+}
+
+/// The partial derivative of binary(op, a, b) in operand `which` (0: a, 1: b) applied to v.
+template <Diffable T>
+T binary(BinaryOp op, int which, const T& a, const T& b, const T& y, const T& v) {
+  switch (op) {
+    case BinaryOp::add: return v;
+    case BinaryOp::sub: return which == 0 ? v : -v;
+    case BinaryOp::mul: return which == 0 ? v * b : v * a;
+    case BinaryOp::div: return which == 0 ? v / b : -(v * y / b);
+    case BinaryOp::pow:
+      // JAX's conventions keep 0 ** 0 and 0 ** b finite: d/da is 0 where b == 0,
+      // and d/db uses log(1) where a == 0.
+      if (which == 0) return v * where(b == 0, 0, b * pow(a, b - 1.0));
+      return v * log(where(a == 0, 1, a)) * y;
+    case BinaryOp::maximum:
+    case BinaryOp::minimum: {
+      // Ties split the derivative evenly between the operands, like JAX.
+      const bool mx = op == BinaryOp::maximum;
+      const T mine = which == 0 ? a : b, other = which == 0 ? b : a;
+      const T wins = mx ? cast(mine > other, v.dtype()) : cast(mine < other, v.dtype());
+      return v * (wins + cast(mine == other, v.dtype()) * 0.5);
+    }
+    default: break;
+  }
+  detail::fail<DTypeError>(op_name(op), "has no derivative");
+}
+
+/// sum's vjp: the cotangent broadcast back over the reduced axes.
+template <Diffable T>
+T unreduce(const T& ct, const Shape& in_shape, const Shape& axes, bool keepdims) {
+  T c = ct;
+  if (!keepdims) {
+    Shape kept = in_shape;
+    for (int64_t a : axes) kept[std::size_t(normalize_axis(a, in_shape, "sum"))] = 1;
+    c = Prims<T>::reshape(c, kept);
+  }
+  return Prims<T>::expand(c, in_shape);
+}
+
+/// max's weights: 1 / (number of maxima) at each maximum, 0 elsewhere (a constant).
+template <Diffable T>
+T max_weights(const T& x, const T& y, const Shape& axes, bool keepdims) {
+  const Tensor& px = plain(x);
+  const Tensor yk = unreduce(plain(y), px.shape(), axes, keepdims);
+  const Tensor hit = cast(px == yk, px.dtype());
+  const Tensor count = unreduce(Prims<Tensor>::sum(hit, axes, true), px.shape(), axes, true);
+  return Prims<T>::constant(hit / count);
+}
+
+/// The inverse of a permutation.
+inline Shape inverse_permutation(const Shape& dims) {
+  Shape inv(dims.size(), 0);
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    inv[std::size_t(normalize_axis(dims[i], dims.ndim(), "permute"))] = int64_t(i);
+  }
+  return inv;
+}
+
+/// The positions a slice picks along an axis of size n, as an i64 index tensor.
+inline Tensor slice_positions(int64_t n, std::optional<int64_t> start, std::optional<int64_t> stop,
+                              int64_t step, Device device) {
+  return Tensor(raw::arange(0, double(n), 1, i64, device).slice(0, start, stop, step));
+}
+
+/// matmul's vjp for operand a ([..., m, k]) or b ([..., k, n]).
+template <Diffable T>
+T matmul_vjp(int which, const T& a, const T& b, const T& ct) {
+  if (which == 0) return sum_to(Prims<T>::matmul(ct, transpose(b, -1, -2)), a.shape());
+  return sum_to(Prims<T>::matmul(transpose(a, -1, -2), ct), b.shape());
+}
+
+/// pad's vjp: the interior of the cotangent.
+template <Diffable T>
+T unpad(const T& ct, const Pads& pads, const Shape& in_shape) {
+  T c = ct;
+  for (std::size_t i = 0; i < pads.size(); ++i) {
+    c = Prims<T>::slice(c, int64_t(i), pads[i].first, pads[i].first + in_shape[i], 1);
+  }
+  return c;
+}
+
+}  // namespace strata::rules

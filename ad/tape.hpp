@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// Tape<T>: the record of one reverse-mode transform call.
+///
+/// Node i holds, for each differentiable input, the input's node id and a
+/// pullback mapping node i's cotangent to that input's contribution, plus
+/// the storages (and their versions) of the values its pullbacks saved. The
+/// backward pass walks the nodes once in reverse order, accumulating
+/// cotangents; it does not consume the tape, so a pullback may run many times.
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "diff/ops.hpp"
+
+namespace strata {
+
+namespace detail {
+/// Throws the "modified in place" error for a saved value whose version moved.
+[[noreturn]] void saved_value_modified(uint64_t saved, uint64_t now);
+}  // namespace detail
+
+template <Diffable T>
+class Tape {
+ public:
+  using Pullback = std::function<T(const T&)>;
+  struct Edge {
+    int64_t input;
+    Pullback pullback;
+  };
+  struct Saved {
+    std::shared_ptr<Storage> storage;
+    uint64_t version;
+  };
+
+  /// A node with no inputs: an argument of the transform.
+  int64_t add_leaf() {
+    nodes_.emplace_back();
+    return int64_t(nodes_.size()) - 1;
+  }
+  /// A node computed from inputs; `saved` are the values its pullbacks captured.
+  int64_t add(std::vector<Edge> edges, std::initializer_list<const T*> saved) {
+    Node n{std::move(edges), {}};
+    for (const T* v : saved) {
+      const auto& s = plain(*v).raw().storage();
+      n.saved.push_back({s, s->version()});
+    }
+    nodes_.push_back(std::move(n));
+    return int64_t(nodes_.size()) - 1;
+  }
+
+  /// Cotangents of every node up to `out`, given `seed` for `out` (nullopt: none reached it).
+  std::vector<std::optional<T>> backward(int64_t out, const T& seed) const {
+    std::vector<std::optional<T>> ct(std::size_t(out) + 1);
+    ct[std::size_t(out)] = seed;
+    for (int64_t i = out; i >= 0; --i) {
+      if (!ct[std::size_t(i)]) continue;
+      const Node& n = nodes_[std::size_t(i)];
+      for (const Saved& s : n.saved) {
+        if (s.storage->version() != s.version) {
+          detail::saved_value_modified(s.version, s.storage->version());
+        }
+      }
+      for (const Edge& e : n.edges) {
+        T g = e.pullback(*ct[std::size_t(i)]);
+        auto& slot = ct[std::size_t(e.input)];
+        slot = slot ? Prims<T>::binary(BinaryOp::add, *slot, g) : std::move(g);
+      }
+    }
+    return ct;
+  }
+
+ private:
+  struct Node {
+    std::vector<Edge> edges;
+    std::vector<Saved> saved;
+  };
+  std::vector<Node> nodes_;
+};
+
+}  // namespace strata

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// The transforms: jvp, vjp, grad, value_and_grad, jacfwd, jacrev, hessian.
+///
+/// Each takes the user's function (any callable, typically a generic lambda)
+/// and arguments that are Diffable values or trees of them (ad/tree.hpp).
+/// A call owns its own tape or tag, so transforms keep no global state,
+/// nest to any order and mix modes, and may run in several threads at once.
+/// Every transform also has a function-returning form: st::grad(f) is a
+/// callable, so st::grad(st::grad(f))(x) and st::hessian(f)(x) compose.
+#include <tuple>
+#include <utility>
+
+#include "ad/forward.hpp"
+#include "ad/reverse.hpp"
+#include "ad/tree.hpp"
+
+namespace strata {
+namespace detail {
+
+/// The single argument itself, or a tuple of them.
+template <class... Xs>
+auto one_or_tuple(Xs&&... xs) {
+  if constexpr (sizeof...(Xs) == 1) {
+    return (std::forward<Xs>(xs), ...);
+  } else {
+    return std::tuple<std::remove_cvref_t<Xs>...>{std::forward<Xs>(xs)...};
+  }
+}
+
+void require_float_leaf(DType dtype, std::string_view op);
+void require_matching_tangent(const Shape& primal_shape, DType primal_dtype, const Shape& shape,
+                              DType dtype, std::string_view op, std::string_view what);
+void require_single_element(const Shape& shape, std::string_view op);
+
+/// f's output as a value of level Out (a lower level is a constant of it).
+template <class Out, class Y>
+Out as_level(const Y& y, std::string_view op) {
+  if constexpr (contains_level<Out, Y>()) {
+    return lift<Out>(y);
+  } else {
+    static_assert(contains_level<Out, Y>(),
+                  "the function must return a tensor of its argument's level (or below)");
+    (void)op;
+  }
+}
+
+/// Runs f on the arguments wrapped as Reverse values on one fresh tape.
+template <class F, class... X>
+auto record(F& f, std::string_view op, const X&... xs) {
+  using T = tree::leaf_t<std::tuple_element_t<0, std::tuple<X...>>>;
+  auto tape = std::make_shared<Tape<T>>();
+  auto wrap = [&](const T& leaf) {
+    require_float_leaf(leaf.dtype(), op);
+    return Reverse<T>(leaf, tape, tape->add_leaf());
+  };
+  auto args = std::tuple{tree::map(wrap, xs)...};
+  Reverse<T> out = as_level<Reverse<T>>(std::apply(f, args), op);
+  return std::tuple{std::move(args), std::move(out)};
+}
+
+/// The cotangents of the wrapped arguments, as trees like the arguments.
+template <class T, class Args>
+auto gradients(const Args& args, const Reverse<T>& out, const T& seed) {
+  std::vector<std::optional<T>> ct;
+  if (!out.is_constant()) ct = out.tape()->backward(out.id(), seed);
+  auto grad_of = [&](const Reverse<T>& w) {
+    const std::size_t id = std::size_t(w.id());
+    return id < ct.size() && ct[id] ? *ct[id] : zeros_like(w.primal());
+  };
+  return std::apply([&](const auto&... a) { return one_or_tuple(tree::map(grad_of, a)...); }, args);
+}
+
+}  // namespace detail
+
+/// (f(xs...), pullback): pullback(ct) gives the cotangents of xs (one, or a
+/// tuple), in their tree structure; it may be called many times.
+template <class F, class X0, class... X>
+auto vjp(F f, const X0& x0, const X&... xs) {
+  auto [args, out] = detail::record(f, "vjp", x0, xs...);
+  using T = tree::leaf_t<X0>;
+  auto pullback = [args = args, out = out](const T& ct) {
+    detail::require_matching_tangent(out.shape(), out.dtype(), ct.shape(), ct.dtype(), "vjp",
+                                     "cotangent");
+    return detail::gradients<T>(args, out, ct);
+  };
+  return std::pair{out.primal(), pullback};
+}
+
+/// (f(xs...), gradient(s)) for f returning one element.
+template <class F, class X0, class... X>
+auto value_and_grad(F f, const X0& x0, const X&... xs) {
+  using T = tree::leaf_t<X0>;
+  auto [args, out] = detail::record(f, "grad", x0, xs...);
+  detail::require_single_element(out.shape(), "grad");
+  const T seed = constant_like(out.primal(), 1.0);
+  return std::pair{out.primal(), detail::gradients<T>(args, out, seed)};
+}
+
+/// The gradient of f (one element out) with respect to every argument.
+template <class F, class X0, class... X>
+auto grad(F f, const X0& x0, const X&... xs) {
+  return value_and_grad(std::move(f), x0, xs...).second;
+}
+
+/// (f(x), J v): the forward-mode derivative of f at x along v (same tree structure).
+template <class F, class X, class V>
+auto jvp(F f, const X& x, const V& v) {
+  using T = tree::leaf_t<X>;
+  const uint64_t tag = Forward<T>::new_tag();
+  auto wrap = [&](const T& p, const T& t) {
+    detail::require_float_leaf(p.dtype(), "jvp");
+    detail::require_matching_tangent(p.shape(), p.dtype(), t.shape(), t.dtype(), "jvp", "tangent");
+    return Forward<T>(p, t, tag);
+  };
+  const Forward<T> out = detail::as_level<Forward<T>>(f(tree::map2(wrap, x, v)), "jvp");
+  T tangent = out.tangent() ? *out.tangent() : zeros_like(out.primal());
+  return std::pair{out.primal(), std::move(tangent)};
+}
+
+namespace detail {
+/// The i-th standard basis vector shaped like x, as a constant of x's level.
+template <Diffable T>
+T basis(const T& x, int64_t i) {
+  const Tensor& p = plain(x);
+  const Tensor pos = arange(0, double(p.numel()), 1, i64, p.device());
+  return Prims<T>::constant(reshape(cast(eq(pos, double(i)), p.dtype()), p.shape()));
+}
+inline Shape concat_shapes(const Shape& a, const Shape& b) {
+  Shape s = a;
+  for (int64_t d : b) s.push_back(d);
+  return s;
+}
+}  // namespace detail
+
+/// The Jacobian of f at x by forward mode, shape out ++ in (one jvp per input element).
+template <class F, Diffable T>
+T jacfwd(F f, const T& x) {
+  detail::require_float_leaf(x.dtype(), "jacfwd");
+  const int64_t n = checked_numel(x.shape(), "jacfwd");
+  std::vector<T> columns;
+  Shape out_shape;
+  for (int64_t i = 0; i < std::max<int64_t>(n, 1); ++i) {
+    const T e = n > 0 ? detail::basis(x, i) : zeros_like(x);
+    auto [y, dy] = jvp(f, x, e);
+    out_shape = y.shape();
+    if (n > 0) columns.push_back(reshape(dy, {-1, 1}));
+  }
+  if (n == 0) {
+    return Prims<T>::constant(zeros(detail::concat_shapes(out_shape, x.shape()), x.dtype(), x.device()));
+  }
+  return reshape(concat(columns, 1), detail::concat_shapes(out_shape, x.shape()));
+}
+
+/// The Jacobian of f at x by reverse mode, shape out ++ in (one pullback per output element).
+template <class F, Diffable T>
+T jacrev(F f, const T& x) {
+  auto [y, pullback] = vjp(std::move(f), x);
+  const int64_t m = checked_numel(y.shape(), "jacrev");
+  const Shape shape = detail::concat_shapes(y.shape(), x.shape());
+  if (m == 0 || x.numel() == 0) return Prims<T>::constant(zeros(shape, x.dtype(), x.device()));
+  std::vector<T> rows;
+  for (int64_t j = 0; j < m; ++j) rows.push_back(reshape(pullback(detail::basis(y, j)), {1, -1}));
+  return reshape(concat(rows, 0), shape);
+}
+
+/// Function-returning forms.
+template <class F>
+auto grad(F f) {
+  return [f](const auto&... xs) { return grad(f, xs...); };
+}
+template <class F>
+auto value_and_grad(F f) {
+  return [f](const auto&... xs) { return value_and_grad(f, xs...); };
+}
+template <class F>
+auto jacfwd(F f) {
+  return [f](const auto& x) { return jacfwd(f, x); };
+}
+template <class F>
+auto jacrev(F f) {
+  return [f](const auto& x) { return jacrev(f, x); };
+}
+
+/// The Hessian of f (one element out) at x, shape in ++ in: jacfwd of jacrev.
+template <class F, Diffable T>
+T hessian(F f, const T& x) {
+  return jacfwd(jacrev(std::move(f)), x);
+}
+template <class F>
+auto hessian(F f) {
+  return [f](const auto& x) { return hessian(f, x); };
+}
+
+}  // namespace strata

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// The Diffable concept: the differentiable primitive set that every layer
+/// of the AD stack implements (Tensor at the bottom, then Forward<T> and
+/// Reverse<T> over any Diffable T). Composite ops (diff/ops.hpp) are written
+/// once over it, so they work — and are differentiable — at every level.
+///
+/// A type T is Diffable when Prims<T> provides these (each is the named
+/// raw primitive, lifted to T; shapes and dtypes are validated underneath):
+///
+///   unary(op, x)                    float math, neg, abs, sign
+///   binary(op, a, b)                same shape and dtype; arithmetic, maximum, minimum
+///   where(cond, a, b)               cond a plain bool Tensor of the same shape
+///   sum(x, axes, keepdims)          max(x, axes, keepdims)
+///   permute(x, dims)  expand(x, shape)  reshape(x, shape)
+///   slice(x, axis, start, stop, step)   pad(x, pads) (zeros)   concat(xs, axis)
+///   cast(x, dtype)    matmul(a, b) (rank >= 2, batch dims broadcast)
+///   index_select(x, axis, idx)      index_add(x, axis, idx, src)  (idx a plain Tensor)
+///   constant(tensor)                a plain Tensor as a constant of T
+///   plain(x)                        the plain Tensor value underneath every level
+///
+/// plus the members shape(), dtype(), device().
+#include <concepts>
+#include <cstdint>
+#include <optional>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "core/device.hpp"
+#include "core/dtype.hpp"
+#include "core/shape.hpp"
+#include "raw/primitives.hpp"
+
+namespace strata {
+
+class Tensor;
+
+/// Specialised by every Diffable type: its primitives as static functions.
+template <class T>
+struct Prims;
+
+using Pads = std::vector<std::pair<int64_t, int64_t>>;
+
+template <class T>
+concept Diffable = requires(const T& x, const Tensor& t, const Shape& s, UnaryOp u, BinaryOp b,
+                            const std::vector<T>& xs, std::optional<int64_t> o, const Pads& p) {
+  { x.shape() } -> std::convertible_to<Shape>;
+  { x.dtype() } -> std::convertible_to<DType>;
+  { x.device() } -> std::convertible_to<Device>;
+  { Prims<T>::unary(u, x) } -> std::same_as<T>;
+  { Prims<T>::binary(b, x, x) } -> std::same_as<T>;
+  { Prims<T>::where(t, x, x) } -> std::same_as<T>;
+  { Prims<T>::sum(x, s, true) } -> std::same_as<T>;
+  { Prims<T>::max(x, s, true) } -> std::same_as<T>;
+  { Prims<T>::permute(x, s) } -> std::same_as<T>;
+  { Prims<T>::expand(x, s) } -> std::same_as<T>;
+  { Prims<T>::reshape(x, s) } -> std::same_as<T>;
+  { Prims<T>::slice(x, int64_t{}, o, o, int64_t{}) } -> std::same_as<T>;
+  { Prims<T>::pad(x, p) } -> std::same_as<T>;
+  { Prims<T>::concat(xs, int64_t{}) } -> std::same_as<T>;
+  { Prims<T>::cast(x, DType{}) } -> std::same_as<T>;
+  { Prims<T>::matmul(x, x) } -> std::same_as<T>;
+  { Prims<T>::index_select(x, int64_t{}, t) } -> std::same_as<T>;
+  { Prims<T>::index_add(x, int64_t{}, t, x) } -> std::same_as<T>;
+  { Prims<T>::constant(t) } -> std::same_as<T>;
+  { Prims<T>::plain(x) } -> std::convertible_to<const Tensor&>;
+};
+
+// --- levels ---------------------------------------------------------------------
+// Each dual type wraps one level below it: Reverse<Forward<Tensor>> contains
+// Forward<Tensor>, which contains Tensor. A value of a lower level, or a C++
+// scalar, mixes with a higher one as a constant of the higher level.
+
+/// The level directly below T (void for Tensor).
+template <class T>
+struct inner_level {
+  using type = void;
+};
+// ad/forward.hpp and ad/reverse.hpp specialise it for their dual types.
+
+/// True when U is T or a level somewhere below T.
+template <class T, class U>
+constexpr bool contains_level() {
+  if constexpr (std::is_same_v<T, U>) {
+    return true;
+  } else if constexpr (std::is_void_v<typename inner_level<T>::type>) {
+    return false;
+  } else {
+    return contains_level<typename inner_level<T>::type, U>();
+  }
+}
+
+/// A C++ number that mixes with tensors as a weak scalar.
+template <class S>
+concept Scalar = std::is_arithmetic_v<S>;
+
+/// Lifts a value of a level below T (or T itself) to a T; lower levels become constants.
+template <Diffable T, class U>
+  requires(contains_level<T, U>())
+T lift(const U& u) {
+  if constexpr (std::is_same_v<T, U>) {
+    return u;
+  } else {
+    using Inner = typename inner_level<T>::type;
+    return Prims<T>::lift_inner(lift<Inner>(u));
+  }
+}
+
+/// The higher of two levels (one must contain the other); scalars take the other side.
+template <class A, class B>
+struct common_level;
+template <class A, class B>
+  requires(!Scalar<A> && !Scalar<B> && contains_level<A, B>())
+struct common_level<A, B> {
+  using type = A;
+};
+template <class A, class B>
+  requires(!Scalar<A> && !Scalar<B> && !std::is_same_v<A, B> && contains_level<B, A>())
+struct common_level<A, B> {
+  using type = B;
+};
+template <class A, Scalar B>
+  requires(!Scalar<A>)
+struct common_level<A, B> {
+  using type = A;
+};
+template <Scalar A, class B>
+  requires(!Scalar<B>)
+struct common_level<A, B> {
+  using type = B;
+};
+template <class A, class B>
+using common_level_t = typename common_level<A, B>::type;
+
+}  // namespace strata

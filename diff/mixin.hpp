@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// Ops<D>: the one mixin that gives every Diffable type D every op as a
+/// method (`x.exp()`, `x.sum({1})`, `a.matmul(b)`), each forwarding to the
+/// free function of the same name in diff/ops.hpp, where the bodies live.
+#include <cstdint>
+#include <optional>
+
+#include "core/dtype.hpp"
+#include "core/shape.hpp"
+
+namespace strata {
+
+template <class D>
+class Ops {
+ public:
+  // elementwise
+  D exp() const;
+  D log() const;
+  D sin() const;
+  D cos() const;
+  D sqrt() const;
+  D tanh() const;
+  D abs() const;
+  D sign() const;
+  D sigmoid() const;
+  D relu() const;
+  D gelu() const;
+  D silu() const;
+  D softplus() const;
+  D pow(double exponent) const;
+  D clamp(double lo, double hi) const;
+  // reductions (an empty axes list reduces every axis)
+  D sum(const Shape& axes = {}, bool keepdims = false) const;
+  D mean(const Shape& axes = {}, bool keepdims = false) const;
+  D max(const Shape& axes = {}, bool keepdims = false) const;
+  D min(const Shape& axes = {}, bool keepdims = false) const;
+  D var(const Shape& axes = {}, bool keepdims = false) const;
+  D std(const Shape& axes = {}, bool keepdims = false) const;
+  D norm() const;
+  D logsumexp(const Shape& axes = {}, bool keepdims = false) const;
+  D softmax(int64_t axis) const;
+  D log_softmax(int64_t axis) const;
+  // movement
+  D reshape(const Shape& shape) const;
+  D permute(const Shape& dims) const;
+  D transpose(int64_t a, int64_t b) const;
+  D squeeze(int64_t axis) const;
+  D unsqueeze(int64_t axis) const;
+  D flatten() const;
+  D expand(const Shape& shape) const;
+  D flip(int64_t axis) const;
+  D cast(DType dtype) const;
+  // contraction
+  D matmul(const D& other) const;
+  D dot(const D& other) const;
+
+ private:
+  const D& self() const { return static_cast<const D&>(*this); }
+};
+
+}  // namespace strata

@@ -1,0 +1,569 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// The composite ops: written once as templates over Diffable, from the
+/// primitives of Prims<T> only, so they run — and are differentiable — at
+/// every level of the AD stack (Tensor, Forward<T>, Reverse<T>, nested).
+///
+/// Mixed operands follow one rule: the lower level (a captured Tensor, a
+/// value of an outer transform, a C++ number) is lifted to the higher as a
+/// constant; shapes broadcast like NumPy; dtypes promote like PyTorch
+/// (bool < i32 < i64 < f32 < f64), and a C++ number is weak: it takes the
+/// tensor's dtype, except that a floating-point number with an integer or
+/// bool tensor gives f32.
+#include <cmath>
+#include <initializer_list>
+#include <string_view>
+#include <vector>
+
+#include "diff/tensor.hpp"
+
+namespace strata {
+
+// --- helpers --------------------------------------------------------------------
+namespace detail {
+
+/// A constant T of `shape` whose every element is v (a zero-stride view: no memory).
+template <Diffable T>
+T filled(double v, const Shape& shape, DType dtype, Device device) {
+  return Prims<T>::constant(Tensor(raw::full({}, v, dtype, device).expand(shape)));
+}
+
+template <Diffable T>
+T broadcast_to(const T& x, const Shape& shape) {
+  return x.shape() == shape ? x : Prims<T>::expand(x, shape);
+}
+
+template <Diffable T>
+T as_dtype(const T& x, DType dtype) {
+  return x.dtype() == dtype ? x : Prims<T>::cast(x, dtype);
+}
+
+/// Integers and bools become f32 before float math (as in PyTorch).
+template <Diffable T>
+T float_input(const T& x) {
+  return is_floating(x.dtype()) ? x : Prims<T>::cast(x, DType::f32);
+}
+
+template <class S>
+DType scalar_dtype(DType tensor) {
+  if constexpr (std::is_floating_point_v<S>) {
+    return is_floating(tensor) ? tensor : DType::f32;
+  } else if constexpr (std::is_same_v<S, bool>) {
+    return tensor;
+  } else {
+    return tensor == DType::b8 ? DType::i64 : tensor;
+  }
+}
+
+template <class A, class B>
+concept Operands = (Diffable<A> || Diffable<B>) && requires { typename common_level_t<A, B>; };
+
+/// Both operands at their common level, dtype and broadcast shape.
+template <class A, class B>
+  requires Operands<A, B>
+auto operands(const A& a, const B& b, std::string_view op) {
+  using R = common_level_t<A, B>;
+  if constexpr (Scalar<A>) {
+    const R y = lift<R>(b);
+    const DType t = scalar_dtype<A>(y.dtype());
+    return std::pair<R, R>{filled<R>(double(a), y.shape(), t, y.device()), as_dtype(y, t)};
+  } else if constexpr (Scalar<B>) {
+    const R x = lift<R>(a);
+    const DType t = scalar_dtype<B>(x.dtype());
+    return std::pair<R, R>{as_dtype(x, t), filled<R>(double(b), x.shape(), t, x.device())};
+  } else {
+    const R x = lift<R>(a), y = lift<R>(b);
+    const DType t = promote_types(x.dtype(), y.dtype());
+    const Shape s = broadcast_shapes(x.shape(), y.shape(), op);
+    return std::pair<R, R>{broadcast_to(as_dtype(x, t), s), broadcast_to(as_dtype(y, t), s)};
+  }
+}
+
+template <Diffable T>
+T binary(BinaryOp op, const T& a, const T& b) {
+  return Prims<T>::binary(op, a, b);
+}
+
+/// Every axis when `axes` is empty, else `axes`.
+inline Shape reduce_axes(const Shape& axes, int64_t ndim) {
+  if (!axes.empty()) return axes;
+  Shape all;
+  for (int64_t d = 0; d < ndim; ++d) all.push_back(d);
+  return all;
+}
+
+}  // namespace detail
+
+/// The plain Tensor value underneath every level of x.
+template <Diffable T>
+const Tensor& plain(const T& x) {
+  return Prims<T>::plain(x);
+}
+
+/// x as a constant: no derivative flows through it, at any level (jax.lax.stop_gradient).
+template <Diffable T>
+T stop_gradient(const T& x) {
+  return Prims<T>::constant(plain(x));
+}
+
+/// A constant of x's type, shape and dtype, every element `value`.
+template <Diffable T>
+T constant_like(const T& x, double value) {
+  return Prims<T>::constant(Tensor(raw::full(x.shape(), value, x.dtype(), x.device())));
+}
+
+template <Diffable T>
+T zeros_like(const T& x) {
+  return detail::filled<T>(0.0, x.shape(), x.dtype(), x.device());
+}
+
+// --- arithmetic -------------------------------------------------------------------
+#define STRATA_BINARY(name, op)                                                  \
+  template <class A, class B>                                                   \
+    requires detail::Operands<A, B>                                              \
+  common_level_t<A, B> name(const A& a, const B& b) {                           \
+    auto [x, y] = detail::operands(a, b, op_name(op));                          \
+    return detail::binary(op, x, y);                                            \
+  }
+STRATA_BINARY(add, BinaryOp::add)
+STRATA_BINARY(sub, BinaryOp::sub)
+STRATA_BINARY(mul, BinaryOp::mul)
+STRATA_BINARY(maximum, BinaryOp::maximum)
+STRATA_BINARY(minimum, BinaryOp::minimum)
+#undef STRATA_BINARY
+
+/// a / b; integer operands divide as f32 (true division, as in PyTorch).
+template <class A, class B>
+  requires detail::Operands<A, B>
+common_level_t<A, B> div(const A& a, const B& b) {
+  auto [x, y] = detail::operands(a, b, "div");
+  return detail::binary(BinaryOp::div, detail::float_input(x), detail::float_input(y));
+}
+
+/// a ** b; integer operands are computed in f32.
+template <class A, class B>
+  requires detail::Operands<A, B>
+common_level_t<A, B> pow(const A& a, const B& b) {
+  auto [x, y] = detail::operands(a, b, "pow");
+  return detail::binary(BinaryOp::pow, detail::float_input(x), detail::float_input(y));
+}
+
+template <class A, class B>
+  requires detail::Operands<A, B>
+auto operator+(const A& a, const B& b) { return add(a, b); }
+template <class A, class B>
+  requires detail::Operands<A, B>
+auto operator-(const A& a, const B& b) { return sub(a, b); }
+template <class A, class B>
+  requires detail::Operands<A, B>
+auto operator*(const A& a, const B& b) { return mul(a, b); }
+template <class A, class B>
+  requires detail::Operands<A, B>
+auto operator/(const A& a, const B& b) { return div(a, b); }
+template <Diffable T>
+T operator-(const T& x) { return Prims<T>::unary(UnaryOp::neg, x); }
+
+// --- comparisons and logic: constants of the operands' level ------------------
+#define STRATA_COMPARE(name, sym, op)                                            \
+  template <class A, class B>                                                   \
+    requires detail::Operands<A, B>                                              \
+  common_level_t<A, B> name(const A& a, const B& b) {                           \
+    using R = common_level_t<A, B>;                                             \
+    auto [x, y] = detail::operands(a, b, op_name(op));                          \
+    return Prims<R>::constant(Prims<Tensor>::binary(op, plain(x), plain(y)));   \
+  }                                                                             \
+  template <class A, class B>                                                   \
+    requires detail::Operands<A, B>                                              \
+  common_level_t<A, B> operator sym(const A& a, const B& b) { return name(a, b); }
+STRATA_COMPARE(eq, ==, BinaryOp::eq)
+STRATA_COMPARE(ne, !=, BinaryOp::ne)
+STRATA_COMPARE(lt, <, BinaryOp::lt)
+STRATA_COMPARE(le, <=, BinaryOp::le)
+STRATA_COMPARE(gt, >, BinaryOp::gt)
+STRATA_COMPARE(ge, >=, BinaryOp::ge)
+#undef STRATA_COMPARE
+
+template <Diffable T>
+T logical_not(const T& x) {
+  return Prims<T>::constant(Prims<Tensor>::unary(UnaryOp::logical_not, plain(x)));
+}
+template <class A, class B>
+  requires detail::Operands<A, B>
+common_level_t<A, B> logical_and(const A& a, const B& b) {
+  auto [x, y] = detail::operands(a, b, "logical_and");
+  using R = common_level_t<A, B>;
+  return Prims<R>::constant(Prims<Tensor>::binary(BinaryOp::logical_and, plain(x), plain(y)));
+}
+template <class A, class B>
+  requires detail::Operands<A, B>
+common_level_t<A, B> logical_or(const A& a, const B& b) {
+  auto [x, y] = detail::operands(a, b, "logical_or");
+  using R = common_level_t<A, B>;
+  return Prims<R>::constant(Prims<Tensor>::binary(BinaryOp::logical_or, plain(x), plain(y)));
+}
+
+/// cond ? a : b elementwise, all three broadcast together; cond is used as a plain bool.
+template <class C, class A, class B>
+  requires detail::Operands<A, B> && (Diffable<C>)
+common_level_t<A, B> where(const C& cond, const A& a, const B& b) {
+  using R = common_level_t<A, B>;
+  auto [x, y] = detail::operands(a, b, "where");
+  const Tensor& c = plain(cond);
+  const Shape s = broadcast_shapes(c.shape(), x.shape(), "where");
+  return Prims<R>::where(detail::broadcast_to(c, s), detail::broadcast_to(x, s),
+                         detail::broadcast_to(y, s));
+}
+
+// --- elementwise functions ---------------------------------------------------------
+#define STRATA_UNARY(name, op)                                                   \
+  template <Diffable T>                                                         \
+  T name(const T& x) {                                                          \
+    return Prims<T>::unary(op, detail::float_input(x));                         \
+  }
+STRATA_UNARY(exp, UnaryOp::exp)
+STRATA_UNARY(log, UnaryOp::log)
+STRATA_UNARY(sin, UnaryOp::sin)
+STRATA_UNARY(cos, UnaryOp::cos)
+STRATA_UNARY(sqrt, UnaryOp::sqrt)
+STRATA_UNARY(tanh, UnaryOp::tanh)
+#undef STRATA_UNARY
+
+template <Diffable T>
+T abs(const T& x) { return Prims<T>::unary(UnaryOp::abs, x); }
+template <Diffable T>
+T sign(const T& x) { return Prims<T>::unary(UnaryOp::sign, x); }
+/// 1 / (1 + e^-x), as (tanh(x / 2) + 1) / 2: no overflow for any x.
+template <Diffable T>
+T sigmoid(const T& x) { return (tanh(detail::float_input(x) * 0.5) + 1.0) * 0.5; }
+/// max(x, 0), with derivative 0 at 0 (as in JAX and PyTorch).
+template <Diffable T>
+T relu(const T& x) { return where(x > 0, x, 0); }
+/// The tanh approximation of GELU (PyTorch's approximate="tanh").
+template <Diffable T>
+T gelu(const T& x) {
+  const T f = detail::float_input(x);
+  return f * 0.5 * (tanh((f + f * f * f * 0.044715) * 0.7978845608028654) + 1.0);
+}
+/// x * sigmoid(x).
+template <Diffable T>
+T silu(const T& x) { return x * sigmoid(x); }
+/// log(1 + e^x), computed as max(x, 0) + log(1 + e^-|x|): stable for any x.
+template <Diffable T>
+T softplus(const T& x) {
+  const T f = detail::float_input(x);
+  return maximum(f, 0) + log(exp(-abs(f)) + 1.0);
+}
+template <Diffable T>
+T clamp(const T& x, double lo, double hi) { return minimum(maximum(x, lo), hi); }
+
+// --- reductions (an empty axes list reduces every axis) ---------------------
+template <Diffable T>
+T sum(const T& x, const Shape& axes = {}, bool keepdims = false) {
+  return Prims<T>::sum(x, detail::reduce_axes(axes, x.shape().ndim()), keepdims);
+}
+template <Diffable T>
+T max(const T& x, const Shape& axes = {}, bool keepdims = false) {
+  return Prims<T>::max(x, detail::reduce_axes(axes, x.shape().ndim()), keepdims);
+}
+template <Diffable T>
+T min(const T& x, const Shape& axes = {}, bool keepdims = false) {
+  return -max(-x, axes, keepdims);
+}
+template <Diffable T>
+T mean(const T& x, const Shape& axes = {}, bool keepdims = false) {
+  const Shape ax = detail::reduce_axes(axes, x.shape().ndim());
+  int64_t count = 1;
+  for (int64_t a : ax) count *= x.shape()[std::size_t(normalize_axis(a, x.shape(), "mean"))];
+  return sum(detail::float_input(x), ax, keepdims) / double(count);
+}
+/// Population variance (ddof 0, like numpy.var and jnp.var).
+template <Diffable T>
+T var(const T& x, const Shape& axes = {}, bool keepdims = false) {
+  const T d = detail::float_input(x) - mean(x, axes, true);
+  return mean(d * d, axes, keepdims);
+}
+template <Diffable T>
+T std(const T& x, const Shape& axes = {}, bool keepdims = false) {
+  return sqrt(var(x, axes, keepdims));
+}
+/// The Frobenius (2-) norm of all elements.
+template <Diffable T>
+T norm(const T& x) {
+  const T f = detail::float_input(x);
+  return sqrt(sum(f * f));
+}
+/// log(sum(exp(x))) over axes, shifted by the (constant) max for stability.
+template <Diffable T>
+T logsumexp(const T& x, const Shape& axes = {}, bool keepdims = false) {
+  const T f = detail::float_input(x);
+  const Shape ax = detail::reduce_axes(axes, f.shape().ndim());
+  const T m = stop_gradient(max(f, ax, true));
+  const T safe = where(abs(m) < INFINITY, m, 0);  // all -inf rows stay -inf, not NaN
+  const T out = log(sum(exp(f - safe), ax, true)) + safe;
+  return keepdims ? out : sum(out, ax, false);  // drops the size-1 axes
+}
+template <Diffable T>
+T softmax(const T& x, int64_t axis) {
+  const T f = detail::float_input(x);
+  const T e = exp(f - stop_gradient(max(f, {axis}, true)));
+  return e / sum(e, {axis}, true);
+}
+template <Diffable T>
+T log_softmax(const T& x, int64_t axis) {
+  const T f = detail::float_input(x);
+  return f - logsumexp(f, {axis}, true);
+}
+/// Position of the first maximum along axis, as an i64 constant (numpy.argmax).
+template <Diffable T>
+T argmax(const T& x, int64_t axis, bool keepdims = false) {
+  return Prims<T>::constant(Tensor(raw::reduce(ReduceOp::argmax, plain(x).raw(), {axis}, keepdims)));
+}
+template <Diffable T>
+T argmin(const T& x, int64_t axis, bool keepdims = false) {
+  return Prims<T>::constant(Tensor(raw::reduce(ReduceOp::argmin, plain(x).raw(), {axis}, keepdims)));
+}
+/// Sums x down to `shape` (the transpose of broadcasting x from `shape`).
+template <Diffable T>
+T sum_to(const T& x, const Shape& shape) {
+  if (x.shape() == shape) return x;
+  const int64_t lead = x.shape().ndim() - shape.ndim();
+  Shape axes;
+  for (int64_t i = 0; i < x.shape().ndim(); ++i) {
+    if (i < lead || (shape[std::size_t(i - lead)] == 1 && x.shape()[std::size_t(i)] != 1)) {
+      axes.push_back(i);
+    }
+  }
+  return Prims<T>::reshape(Prims<T>::sum(x, axes, true), shape);
+}
+
+// --- movement -----------------------------------------------------------------------
+template <Diffable T>
+T reshape(const T& x, const Shape& shape) { return Prims<T>::reshape(x, shape); }
+template <Diffable T>
+T permute(const T& x, const Shape& dims) { return Prims<T>::permute(x, dims); }
+template <Diffable T>
+T expand(const T& x, const Shape& shape) { return Prims<T>::expand(x, shape); }
+template <Diffable T>
+T transpose(const T& x, int64_t a, int64_t b) {
+  const int64_t n = x.shape().ndim();
+  a = normalize_axis(a, x.shape(), "transpose");
+  b = normalize_axis(b, x.shape(), "transpose");
+  Shape dims;
+  for (int64_t i = 0; i < n; ++i) dims.push_back(i == a ? b : i == b ? a : i);
+  return permute(x, dims);
+}
+template <Diffable T>
+T squeeze(const T& x, int64_t axis) {
+  axis = normalize_axis(axis, x.shape(), "squeeze");
+  if (x.shape()[std::size_t(axis)] != 1) {
+    detail::fail<ShapeError>("squeeze", "axis ", axis, " of shape ", x.shape(), " has size ",
+                             x.shape()[std::size_t(axis)], ", not 1");
+  }
+  Shape s = x.shape();
+  s.erase(std::size_t(axis));
+  return reshape(x, s);
+}
+template <Diffable T>
+T unsqueeze(const T& x, int64_t axis) {
+  axis = normalize_axis(axis, x.shape().ndim() + 1, "unsqueeze");
+  Shape s = x.shape();
+  s.insert(std::size_t(axis), 1);
+  return reshape(x, s);
+}
+template <Diffable T>
+T flatten(const T& x) { return reshape(x, {-1}); }
+template <Diffable T>
+T flip(const T& x, int64_t axis) {
+  return Prims<T>::slice(x, axis, std::nullopt, std::nullopt, -1);
+}
+/// Python's x[start:stop:step] along one axis (a view for plain tensors).
+template <Diffable T>
+T slice(const T& x, int64_t axis, std::optional<int64_t> start, std::optional<int64_t> stop,
+        int64_t step = 1) {
+  return Prims<T>::slice(x, axis, start, stop, step);
+}
+/// Pads each axis by (before, after) elements of value (numpy.pad, constant mode).
+template <Diffable T>
+T pad(const T& x, const Pads& pads, double value = 0.0) {
+  T out = Prims<T>::pad(x, pads);
+  if (value == 0.0) return out;
+  const Tensor border(raw::pad(raw::full(x.shape(), 0.0, x.dtype(), x.device()), pads, value));
+  return out + Prims<T>::constant(border);
+}
+template <Diffable T>
+T cast(const T& x, DType dtype) { return detail::as_dtype(x, dtype); }
+/// Joins tensors along an existing axis; dtypes promote.
+template <Diffable T>
+T concat(const std::vector<T>& xs, int64_t axis) {
+  if (xs.empty()) detail::fail<ValueError>("concat", "needs at least one tensor");
+  DType t = xs.front().dtype();
+  for (const T& x : xs) t = promote_types(t, x.dtype());
+  std::vector<T> cast_xs;
+  for (const T& x : xs) cast_xs.push_back(detail::as_dtype(x, t));
+  return Prims<T>::concat(cast_xs, axis);
+}
+template <Diffable T>
+T concat(std::initializer_list<T> xs, int64_t axis) { return concat(std::vector<T>(xs), axis); }
+/// Joins tensors of one shape along a new axis.
+template <Diffable T>
+T stack(const std::vector<T>& xs, int64_t axis) {
+  if (xs.empty()) detail::fail<ValueError>("stack", "needs at least one tensor");
+  std::vector<T> parts;
+  for (const T& x : xs) {
+    if (x.shape() != xs.front().shape()) {
+      detail::fail<ShapeError>("stack", "shapes ", xs.front().shape(), " and ", x.shape(), " differ");
+    }
+    parts.push_back(unsqueeze(x, axis < 0 ? axis + x.shape().ndim() + 1 : axis));
+  }
+  return concat(parts, axis < 0 ? axis + xs.front().shape().ndim() + 1 : axis);
+}
+template <Diffable T>
+T stack(std::initializer_list<T> xs, int64_t axis) { return stack(std::vector<T>(xs), axis); }
+/// Splits along axis into pieces of the given sizes (which must add up to the axis size).
+template <Diffable T>
+std::vector<T> split(const T& x, const std::vector<int64_t>& sizes, int64_t axis) {
+  axis = normalize_axis(axis, x.shape(), "split");
+  int64_t total = 0;
+  for (int64_t s : sizes) {
+    if (s < 0) detail::fail<ValueError>("split", "negative size ", s);
+    total += s;
+  }
+  if (total != x.shape()[std::size_t(axis)]) {
+    detail::fail<ShapeError>("split", "sizes add up to ", total, " but axis ", axis, " of ",
+                             x.shape(), " has ", x.shape()[std::size_t(axis)]);
+  }
+  std::vector<T> out;
+  int64_t at = 0;
+  for (int64_t s : sizes) {
+    out.push_back(slice(x, axis, at, at + s));
+    at += s;
+  }
+  return out;
+}
+
+// --- contraction ---------------------------------------------------------------------
+/// numpy.matmul: 1-D operands become a row / column and lose that dim again;
+/// batch dims broadcast; dtypes promote.
+template <class A, class B>
+  requires detail::Operands<A, B> && (!Scalar<A>) && (!Scalar<B>)
+common_level_t<A, B> matmul(const A& a, const B& b) {
+  using R = common_level_t<A, B>;
+  R x = lift<R>(a), y = lift<R>(b);
+  if (x.shape().ndim() == 0 || y.shape().ndim() == 0) {
+    detail::fail<ShapeError>("matmul", "operands need rank >= 1, got shapes ", x.shape(), " and ",
+                             y.shape());
+  }
+  const DType t = promote_types(x.dtype(), y.dtype());
+  x = detail::as_dtype(x, t);
+  y = detail::as_dtype(y, t);
+  const bool vec_a = x.shape().ndim() == 1, vec_b = y.shape().ndim() == 1;
+  if (vec_a) x = unsqueeze(x, 0);
+  if (vec_b) y = unsqueeze(y, 1);
+  R out = Prims<R>::matmul(x, y);
+  if (vec_b) out = squeeze(out, -1);
+  if (vec_a) out = squeeze(out, vec_b ? -1 : -2);
+  return out;
+}
+/// Inner product of two vectors; matmul otherwise.
+template <class A, class B>
+  requires detail::Operands<A, B> && (!Scalar<A>) && (!Scalar<B>)
+common_level_t<A, B> dot(const A& a, const B& b) {
+  return matmul(a, b);
+}
+
+// --- construction helpers -------------------------------------------------------------
+/// Integer positions idx as one-hot rows of length n (a plain constant).
+Tensor one_hot(const Tensor& idx, int64_t n, DType dtype = f32);
+/// x with the elements above diagonal k (below, for triu) set to zero.
+template <Diffable T>
+T tril(const T& x, int64_t k = 0);
+template <Diffable T>
+T triu(const T& x, int64_t k = 0);
+
+namespace detail {
+/// A [rows, cols] bool mask: col - row <= k (tril) or >= k (triu).
+Tensor band_mask(int64_t rows, int64_t cols, int64_t k, bool lower, Device device);
+}  // namespace detail
+
+template <Diffable T>
+T tril(const T& x, int64_t k) {
+  const int64_t n = x.shape().ndim();
+  if (n < 2) detail::fail<ShapeError>("tril", "needs rank >= 2, got shape ", x.shape());
+  const Tensor m = detail::band_mask(x.shape()[n - 2], x.shape()[n - 1], k, true, x.device());
+  return where(m, x, 0);
+}
+template <Diffable T>
+T triu(const T& x, int64_t k) {
+  const int64_t n = x.shape().ndim();
+  if (n < 2) detail::fail<ShapeError>("triu", "needs rank >= 2, got shape ", x.shape());
+  const Tensor m = detail::band_mask(x.shape()[n - 2], x.shape()[n - 1], k, false, x.device());
+  return where(m, x, 0);
+}
+
+// --- the Ops mixin's methods ------------------------------------------------------------
+#define STRATA_METHOD0(name) \
+  template <class D>         \
+  D Ops<D>::name() const {   \
+    return strata::name(self()); \
+  }
+STRATA_METHOD0(exp)
+STRATA_METHOD0(log)
+STRATA_METHOD0(sin)
+STRATA_METHOD0(cos)
+STRATA_METHOD0(sqrt)
+STRATA_METHOD0(tanh)
+STRATA_METHOD0(abs)
+STRATA_METHOD0(sign)
+STRATA_METHOD0(sigmoid)
+STRATA_METHOD0(relu)
+STRATA_METHOD0(gelu)
+STRATA_METHOD0(silu)
+STRATA_METHOD0(softplus)
+STRATA_METHOD0(norm)
+STRATA_METHOD0(flatten)
+#undef STRATA_METHOD0
+
+#define STRATA_REDUCE_METHOD(name)                            \
+  template <class D>                                          \
+  D Ops<D>::name(const Shape& axes, bool keepdims) const {    \
+    return strata::name(self(), axes, keepdims);              \
+  }
+STRATA_REDUCE_METHOD(sum)
+STRATA_REDUCE_METHOD(mean)
+STRATA_REDUCE_METHOD(max)
+STRATA_REDUCE_METHOD(min)
+STRATA_REDUCE_METHOD(var)
+STRATA_REDUCE_METHOD(std)
+STRATA_REDUCE_METHOD(logsumexp)
+#undef STRATA_REDUCE_METHOD
+
+template <class D>
+D Ops<D>::pow(double exponent) const { return strata::pow(self(), exponent); }
+template <class D>
+D Ops<D>::clamp(double lo, double hi) const { return strata::clamp(self(), lo, hi); }
+template <class D>
+D Ops<D>::softmax(int64_t axis) const { return strata::softmax(self(), axis); }
+template <class D>
+D Ops<D>::log_softmax(int64_t axis) const { return strata::log_softmax(self(), axis); }
+template <class D>
+D Ops<D>::reshape(const Shape& shape) const { return strata::reshape(self(), shape); }
+template <class D>
+D Ops<D>::permute(const Shape& dims) const { return strata::permute(self(), dims); }
+template <class D>
+D Ops<D>::transpose(int64_t a, int64_t b) const { return strata::transpose(self(), a, b); }
+template <class D>
+D Ops<D>::squeeze(int64_t axis) const { return strata::squeeze(self(), axis); }
+template <class D>
+D Ops<D>::unsqueeze(int64_t axis) const { return strata::unsqueeze(self(), axis); }
+template <class D>
+D Ops<D>::expand(const Shape& shape) const { return strata::expand(self(), shape); }
+template <class D>
+D Ops<D>::flip(int64_t axis) const { return strata::flip(self(), axis); }
+template <class D>
+D Ops<D>::cast(DType dtype) const { return strata::cast(self(), dtype); }
+template <class D>
+D Ops<D>::matmul(const D& other) const { return strata::matmul(self(), other); }
+template <class D>
+D Ops<D>::dot(const D& other) const { return strata::dot(self(), other); }
+
+}  // namespace strata
