@@ -11,8 +11,7 @@
 #include <tuple>
 #include <utility>
 
-#include "ad/forward.hpp"
-#include "ad/reverse.hpp"
+#include "ad/stacks.hpp"
 #include "ad/tree.hpp"
 
 namespace strata {

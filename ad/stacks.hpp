@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// The common dual-type stacks, instantiated once in ad/stacks_*.cpp instead
+/// of in every file that differentiates something (orders 1 to 3, every mix
+/// of forward and reverse mode).
+#include "ad/forward.hpp"
+#include "ad/reverse.hpp"
+
+#define STRATA_FOR_EACH_STACK_ORDER12(X)                                        \
+  X(Forward<Tensor>)                                                           \
+  X(Reverse<Tensor>)                                                           \
+  X(Forward<Forward<Tensor>>)                                                  \
+  X(Forward<Reverse<Tensor>>)                                                  \
+  X(Reverse<Forward<Tensor>>)                                                  \
+  X(Reverse<Reverse<Tensor>>)
+
+#define STRATA_FOR_EACH_STACK_ORDER3(X)                                         \
+  X(Forward<Forward<Forward<Tensor>>>)                                         \
+  X(Forward<Forward<Reverse<Tensor>>>)                                         \
+  X(Forward<Reverse<Forward<Tensor>>>)                                         \
+  X(Forward<Reverse<Reverse<Tensor>>>)                                         \
+  X(Reverse<Forward<Forward<Tensor>>>)                                         \
+  X(Reverse<Forward<Reverse<Tensor>>>)                                         \
+  X(Reverse<Reverse<Forward<Tensor>>>)                                         \
+  X(Reverse<Reverse<Reverse<Tensor>>>)
+
+namespace strata {
+#define STRATA_EXTERN_STACK(...) extern template struct Prims<__VA_ARGS__>;
+STRATA_FOR_EACH_STACK_ORDER12(STRATA_EXTERN_STACK)
+STRATA_FOR_EACH_STACK_ORDER3(STRATA_EXTERN_STACK)
+#undef STRATA_EXTERN_STACK
+}  // namespace strata
