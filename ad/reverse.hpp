@@ -126,6 +126,7 @@ struct Prims<Reverse<T>> {
   static R slice(const R& x, int64_t axis, std::optional<int64_t> start,
                  std::optional<int64_t> stop, int64_t step) {
     T y = P::slice(x.primal(), axis, start, stop, step);
+    if (x.is_constant()) return R(y);
     const int64_t ax = normalize_axis(axis, x.shape(), "slice");
     const Tensor pos = rules::slice_positions(x.shape()[std::size_t(ax)], start, stop, step, x.device());
     const T zero = zeros_like(x.primal());
@@ -175,9 +176,10 @@ struct Prims<Reverse<T>> {
     return record(y, std::move(edges), {&ap, &bp}, tape);
   }
   static R index_select(const R& x, int64_t axis, const Tensor& idx) {
+    T y = P::index_select(x.primal(), axis, idx);
+    if (x.is_constant()) return R(y);
     const T zero = zeros_like(x.primal());
-    return linear(x, P::index_select(x.primal(), axis, idx),
-                  [zero, axis, idx](const T& ct) { return P::index_add(zero, axis, idx, ct); });
+    return linear(x, y, [zero, axis, idx](const T& ct) { return P::index_add(zero, axis, idx, ct); });
   }
   static R index_add(const R& x, int64_t axis, const Tensor& idx, const R& src) {
     auto tape = common_tape({&x, &src}, "index_add");
