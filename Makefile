@@ -31,6 +31,7 @@ test: build
 
 demo: build
 	./$(BUILD)/examples/tensor_tour
+	./$(BUILD)/examples/autodiff_cookbook
 
 bench: build
 	./$(BUILD)/bench/strata_bench --out $(BUILD)/bench/results.json

@@ -6,9 +6,13 @@
 // Each workload runs once to warm up (caches, the allocator's free lists),
 // then `reps` timed repetitions; the JSON holds the median, min and max in
 // milliseconds: {"results":[{"name":..., "unit":"ms", "median":..., ...}]}.
+// Rows that count their primitive ops also carry "us_per_op" (median
+// microseconds per op). The ad_, jac* and hessian_ workloads time whole
+// transforms, forward and backward passes together.
 // Speed is measured here, never asserted in tests.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
@@ -28,6 +32,7 @@ struct Workload {
   std::string name;
   std::function<std::function<void()>()> setup;  // builds inputs, returns the timed body
   double flops = 0;                              // per run, when meaningful
+  double ops = 0;                                // primitive ops per run, for "us_per_op"
 };
 
 double median(std::vector<double> v) {
@@ -38,6 +43,56 @@ double median(std::vector<double> v) {
 
 // Keeps results alive so the optimiser cannot drop the work.
 st::RawTensor g_sink;
+
+// A fixed random [n, n] matrix scaled by 1/sqrt(n), so tanh stays out of saturation.
+st::Tensor scaled_matrix(int64_t n, uint64_t seed, st::DType dtype) {
+  return st::randn({n, n}, seed, dtype) * (1.0 / std::sqrt(double(n)));
+}
+
+// The transforms: their cost over the raw kernels is the per-op bookkeeping
+// (tape nodes, dual values), which the chain of tiny ops exposes, and one pass
+// per basis vector in jacfwd, jacrev and hessian.
+void ad_workloads(std::vector<Workload>& w) {
+  // 1000 x (sin, mul, add) on one element: 3000 ops, forward and backward.
+  Workload chain{"ad_overhead_chain_3000ops", [] {
+                   const st::Tensor x = st::full({1}, 0.5, st::f32);
+                   auto f = [](const auto& x0) {
+                     auto x = x0;
+                     for (int i = 0; i < 1000; ++i) x = st::sin(x) * x + 1.0;
+                     return x;
+                   };
+                   return [=] { g_sink = st::value_and_grad(f, x).second.raw(); };
+                 }};
+  chain.ops = 3000;
+  w.push_back(chain);
+  // f(x) = sum(tanh(W x)^2) + sum(x^2) / 2: forward over reverse, n passes.
+  for (const int64_t n : {16, 64, 256}) {
+    w.push_back({"hessian_f64_n" + std::to_string(n), [n] {
+                   const st::Tensor W = scaled_matrix(n, 11, st::f64);
+                   const st::Tensor x = st::randn({n}, 12, st::f64);
+                   auto f = [W](const auto& x) {
+                     const auto t = st::tanh(st::matmul(W, x));
+                     return st::sum(t * t) + 0.5 * st::sum(x * x);
+                   };
+                   return [=] { g_sink = st::hessian(f, x).raw(); };
+                 }});
+  }
+  // g(x) = tanh(W2 tanh(W1 x)): a square [n, n] Jacobian, n jvps or n vjps.
+  for (const bool forward : {true, false}) {
+    for (const int64_t n : {64, 256}) {
+      w.push_back(
+          {std::string(forward ? "jacfwd" : "jacrev") + "_f32_n" + std::to_string(n), [n, forward] {
+             const st::Tensor W1 = scaled_matrix(n, 21, st::f32);
+             const st::Tensor W2 = scaled_matrix(n, 22, st::f32);
+             const st::Tensor x = st::randn({n}, 23, st::f32);
+             auto g = [W1, W2](const auto& x) {
+               return st::tanh(st::matmul(W2, st::tanh(st::matmul(W1, x))));
+             };
+             return [=] { g_sink = (forward ? st::jacfwd(g, x) : st::jacrev(g, x)).raw(); };
+           }});
+    }
+  }
+}
 
 std::vector<Workload> workloads() {
   std::vector<Workload> w;
@@ -76,6 +131,7 @@ std::vector<Workload> workloads() {
                  auto x = raw::normal({big, big}, 6, st::f32);
                  return [=] { g_sink = raw::reduce(st::ReduceOp::sum, x, {0}); };
                }});
+  ad_workloads(w);
   return w;
 }
 
@@ -138,6 +194,11 @@ int main(int argc, char** argv) {
       const double gflops = w.flops / (median(times) * 1e-3) / 1e9;
       row["gflops"] = gflops;
       std::printf("   %6.1f GFLOP/s", gflops);
+    }
+    if (w.ops > 0) {
+      const double us_per_op = median(times) * 1e3 / w.ops;
+      row["us_per_op"] = us_per_op;
+      std::printf("   %6.3f us/op", us_per_op);
     }
     std::printf("\n");
     results.push_back(row);
