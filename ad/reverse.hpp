@@ -62,7 +62,7 @@ struct Prims<Reverse<T>> {
     if (x.is_constant() || !rules::has_derivative(op)) return R(y);
     const T xp = x.primal();
     return record(y, {{x.id(), [op, xp, y](const T& ct) { return *rules::unary(op, xp, y, ct); }}},
-                  {&xp, &y}, x.tape());
+                  {&strata::plain(xp), &strata::plain(y)}, x.tape());
   }
   static R binary(BinaryOp op, const R& a, const R& b) {
     auto tape = common_tape({&a, &b}, op_name(op));
@@ -77,7 +77,7 @@ struct Prims<Reverse<T>> {
                          return rules::binary(op, which, ap, bp, y, ct);
                        }});
     }
-    return record(y, std::move(edges), {&ap, &bp, &y}, tape);
+    return record(y, std::move(edges), {&strata::plain(ap), &strata::plain(bp), &strata::plain(y)}, tape);
   }
   static R where(const Tensor& cond, const R& a, const R& b) {
     auto tape = common_tape({&a, &b}, "where");
@@ -90,7 +90,7 @@ struct Prims<Reverse<T>> {
     if (!b.is_constant()) {
       edges.push_back({b.id(), [cond](const T& ct) { return P::where(cond, zeros_like(ct), ct); }});
     }
-    return record(y, std::move(edges), {}, tape);
+    return record(y, std::move(edges), {&cond}, tape);
   }
   static R sum(const R& x, const Shape& axes, bool keepdims) {
     T y = P::sum(x.primal(), axes, keepdims);
@@ -173,13 +173,14 @@ struct Prims<Reverse<T>> {
     if (!b.is_constant()) {
       edges.push_back({b.id(), [ap, bp](const T& ct) { return rules::matmul_vjp(1, ap, bp, ct); }});
     }
-    return record(y, std::move(edges), {&ap, &bp}, tape);
+    return record(y, std::move(edges), {&strata::plain(ap), &strata::plain(bp)}, tape);
   }
   static R index_select(const R& x, int64_t axis, const Tensor& idx) {
     T y = P::index_select(x.primal(), axis, idx);
     if (x.is_constant()) return R(y);
     const T zero = zeros_like(x.primal());
-    return linear(x, y, [zero, axis, idx](const T& ct) { return P::index_add(zero, axis, idx, ct); });
+    return record(y, {{x.id(), [zero, axis, idx](const T& ct) { return P::index_add(zero, axis, idx, ct); }}},
+                  {&idx}, x.tape());
   }
   static R index_add(const R& x, int64_t axis, const Tensor& idx, const R& src) {
     auto tape = common_tape({&x, &src}, "index_add");
@@ -190,11 +191,11 @@ struct Prims<Reverse<T>> {
     if (!src.is_constant()) {
       edges.push_back({src.id(), [axis, idx](const T& ct) { return P::index_select(ct, axis, idx); }});
     }
-    return record(y, std::move(edges), {}, tape);
+    return record(y, std::move(edges), {&idx}, tape);
   }
 
  private:
-  static R record(const T& y, std::vector<Edge> edges, std::initializer_list<const T*> saved,
+  static R record(const T& y, std::vector<Edge> edges, std::initializer_list<const Tensor*> saved,
                   const std::shared_ptr<Tape<T>>& tape) {
     const int64_t id = tape->add(std::move(edges), saved);
     return R(y, tape, id);

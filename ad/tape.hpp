@@ -39,11 +39,12 @@ class Tape {
     nodes_.emplace_back();
     return int64_t(nodes_.size()) - 1;
   }
-  /// A node computed from inputs; `saved` are the values its pullbacks captured.
-  int64_t add(std::vector<Edge> edges, std::initializer_list<const T*> saved) {
+  /// A node computed from inputs; `saved` are the plain values under what its
+  /// pullbacks captured (values of level T, and plain masks or indices).
+  int64_t add(std::vector<Edge> edges, std::initializer_list<const Tensor*> saved) {
     Node n{std::move(edges), {}};
-    for (const T* v : saved) {
-      const auto& s = plain(*v).raw().storage();
+    for (const Tensor* v : saved) {
+      const auto& s = v->raw().storage();
       n.saved.push_back({s, s->version()});
     }
     nodes_.push_back(std::move(n));

@@ -53,9 +53,12 @@ auto record(F& f, std::string_view op, const X&... xs) {
     require_float_leaf(leaf.dtype(), op);
     return Reverse<T>(leaf, tape, tape->add_leaf());
   };
-  auto args = std::tuple{tree::map(wrap, xs)...};
+  auto args = std::make_tuple(tree::map(wrap, xs)...);
   Reverse<T> out = as_level<Reverse<T>>(std::apply(f, args), op);
-  return std::tuple{std::move(args), std::move(out)};
+  // An output recorded by another call (leaked out of it, or captured from an
+  // outer call of the same type) is not ours to differentiate.
+  if (out.tape() && out.tape() != tape) mixed_transform_calls(op);
+  return std::make_tuple(std::move(args), std::move(out));
 }
 
 /// The cotangents of the wrapped arguments, as trees like the arguments.
@@ -78,7 +81,9 @@ template <class F, class X0, class... X>
 auto vjp(F f, const X0& x0, const X&... xs) {
   auto [args, out] = detail::record(f, "vjp", x0, xs...);
   using T = tree::leaf_t<X0>;
-  auto pullback = [args = args, out = out](const T& ct) {
+  // The cotangent may be of T's level or any level below it (lifted as a constant).
+  auto pullback = [args = args, out = out](const auto& cotangent) {
+    const T ct = lift<T>(cotangent);
     detail::require_matching_tangent(out.shape(), out.dtype(), ct.shape(), ct.dtype(), "vjp",
                                      "cotangent");
     return detail::gradients<T>(args, out, ct);
@@ -107,12 +112,14 @@ template <class F, class X, class V>
 auto jvp(F f, const X& x, const V& v) {
   using T = tree::leaf_t<X>;
   const uint64_t tag = Forward<T>::new_tag();
-  auto wrap = [&](const T& p, const T& t) {
+  auto wrap = [&](const T& p, const auto& tangent) {
+    const T t = lift<T>(tangent);  // a tangent of a lower level is a constant of T's
     detail::require_float_leaf(p.dtype(), "jvp");
     detail::require_matching_tangent(p.shape(), p.dtype(), t.shape(), t.dtype(), "jvp", "tangent");
     return Forward<T>(p, t, tag);
   };
   const Forward<T> out = detail::as_level<Forward<T>>(f(tree::map2(wrap, x, v)), "jvp");
+  if (out.tangent() && out.tag() != tag) detail::common_tag({tag, out.tag()});  // throws
   T tangent = out.tangent() ? *out.tangent() : zeros_like(out.primal());
   return std::pair{out.primal(), std::move(tangent)};
 }

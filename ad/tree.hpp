@@ -41,7 +41,7 @@ auto map(Fn&& fn, const X& x) {
   if constexpr (Diffable<X>) {
     return fn(x);
   } else if constexpr (requires { std::tuple_size<X>::value; } && !requires { x.size(); }) {
-    return std::apply([&](const auto&... e) { return std::tuple{map(fn, e)...}; }, x);
+    return std::apply([&](const auto&... e) { return std::make_tuple(map(fn, e)...); }, x);
   } else if constexpr (requires { typename X::key_type; }) {
     std::map<std::string, decltype(map(fn, x.begin()->second))> out;
     for (const auto& [k, v] : x) out.emplace(k, map(fn, v));
@@ -66,7 +66,7 @@ auto map2(Fn&& fn, const X& x, const Y& y) {
     return fn(x, y);
   } else if constexpr (requires { std::tuple_size<X>::value; } && !requires { x.size(); }) {
     return [&]<std::size_t... I>(std::index_sequence<I...>) {
-      return std::tuple{map2(fn, std::get<I>(x), std::get<I>(y))...};
+      return std::make_tuple(map2(fn, std::get<I>(x), std::get<I>(y))...);
     }(std::make_index_sequence<std::tuple_size<X>::value>{});
   } else if constexpr (requires { typename X::key_type; }) {
     if (x.size() != y.size()) detail::fail<ShapeError>("tree", "maps of different sizes");
