@@ -697,3 +697,25 @@ TEST_CASE("stop_gradient blocks derivatives", "[ad]") {
   // stop_gradient of a plain tensor is the tensor.
   require_close(st::stop_gradient(x), xv, 0.0);
 }
+
+TEST_CASE("plain tangents and cotangents inside a transform are lifted", "[ad]") {
+  // d/dx of <v, J_f(x) v> for f(x) = x^3 (elementwise) is 6 x v^2; v is a plain
+  // tensor used as the tangent (jvp) and as the cotangent (vjp) inside grad.
+  const st::Tensor x = st::from_vector(Vec{0.5, -1.25, 2.0});
+  const st::Tensor v = st::from_vector(Vec{1.5, 0.75, -2.0});
+  auto cube = [](const auto& a) { return a * a * a; };
+  const Vec expected{6 * 0.5 * 1.5 * 1.5, 6 * -1.25 * 0.75 * 0.75, 6 * 2.0 * 4.0};
+  const st::Tensor by_jvp =
+      st::grad([&](const auto& a) { return st::sum(st::jvp(cube, a, v).second * v); }, x);
+  const st::Tensor by_vjp = st::grad(
+      [&](const auto& a) {
+        auto [y, pullback] = st::vjp(cube, a);
+        return st::sum(pullback(v) * v);
+      },
+      x);
+  const auto got_jvp = by_jvp.to_vector<double>(), got_vjp = by_vjp.to_vector<double>();
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    REQUIRE(got_jvp[i] == Approx(expected[i]).epsilon(1e-12));
+    REQUIRE(got_vjp[i] == Approx(expected[i]).epsilon(1e-12));
+  }
+}
