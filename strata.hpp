@@ -3,6 +3,7 @@
 /// strata: automatic differentiation on tensors. The one header users include.
 ///   #include <strata.hpp>
 ///   namespace st = strata;
+#include "ad/transforms.hpp"
 #include "core/allocator.hpp"
 #include "core/device.hpp"
 #include "core/dtype.hpp"
@@ -10,9 +11,8 @@
 #include "core/layout.hpp"
 #include "core/parallel.hpp"
 #include "core/shape.hpp"
+#include "diff/ops.hpp"
 #include "diff/tensor.hpp"
 #include "raw/ops.hpp"
 #include "raw/primitives.hpp"
 #include "raw/raw_tensor.hpp"
-#include "diff/ops.hpp"
-#include "ad/transforms.hpp"

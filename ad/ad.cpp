@@ -28,8 +28,10 @@ uint64_t common_tag(std::initializer_list<uint64_t> tags) {
 void mixed_transform_calls(std::string_view op) { fail<ValueError>(op, kMixedFix); }
 
 void saved_value_modified(uint64_t saved, uint64_t now) {
-  fail<ValueError>("backward", "a tensor saved for the backward pass was modified in place "
-                   "(storage version ", saved, " when saved, ", now,
+  fail<ValueError>("backward",
+                   "a tensor saved for the backward pass was modified in place "
+                   "(storage version ",
+                   saved, " when saved, ", now,
                    " now); modify a copy, or compute the gradient before the in-place update");
 }
 

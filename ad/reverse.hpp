@@ -77,7 +77,8 @@ struct Prims<Reverse<T>> {
                          return rules::binary(op, which, ap, bp, y, ct);
                        }});
     }
-    return record(y, std::move(edges), {&strata::plain(ap), &strata::plain(bp), &strata::plain(y)}, tape);
+    return record(y, std::move(edges), {&strata::plain(ap), &strata::plain(bp), &strata::plain(y)},
+                  tape);
   }
   static R where(const Tensor& cond, const R& a, const R& b) {
     auto tape = common_tape({&a, &b}, "where");
@@ -96,9 +97,9 @@ struct Prims<Reverse<T>> {
     T y = P::sum(x.primal(), axes, keepdims);
     if (x.is_constant()) return R(y);
     const Shape in = x.shape();
-    return record(y, {{x.id(), [in, axes, keepdims](const T& ct) {
-                         return rules::unreduce(ct, in, axes, keepdims);
-                       }}},
+    return record(y,
+                  {{x.id(), [in, axes, keepdims](
+                                const T& ct) { return rules::unreduce(ct, in, axes, keepdims); }}},
                   {}, x.tape());
   }
   static R max(const R& x, const Shape& axes, bool keepdims) {
@@ -106,14 +107,17 @@ struct Prims<Reverse<T>> {
     if (x.is_constant()) return R(y);
     const T w = rules::max_weights(x.primal(), y, axes, keepdims);
     const Shape in = x.shape();
-    return record(y, {{x.id(), [w, in, axes, keepdims](const T& ct) {
-                         return P::binary(BinaryOp::mul, rules::unreduce(ct, in, axes, keepdims), w);
-                       }}},
+    return record(y,
+                  {{x.id(),
+                    [w, in, axes, keepdims](const T& ct) {
+                      return P::binary(BinaryOp::mul, rules::unreduce(ct, in, axes, keepdims), w);
+                    }}},
                   {}, x.tape());
   }
   static R permute(const R& x, const Shape& dims) {
     const Shape inv = rules::inverse_permutation(dims);
-    return linear(x, P::permute(x.primal(), dims), [inv](const T& ct) { return P::permute(ct, inv); });
+    return linear(x, P::permute(x.primal(), dims),
+                  [inv](const T& ct) { return P::permute(ct, inv); });
   }
   static R expand(const R& x, const Shape& shape) {
     const Shape in = x.shape();
@@ -121,24 +125,28 @@ struct Prims<Reverse<T>> {
   }
   static R reshape(const R& x, const Shape& shape) {
     const Shape in = x.shape();
-    return linear(x, P::reshape(x.primal(), shape), [in](const T& ct) { return P::reshape(ct, in); });
+    return linear(x, P::reshape(x.primal(), shape),
+                  [in](const T& ct) { return P::reshape(ct, in); });
   }
   static R slice(const R& x, int64_t axis, std::optional<int64_t> start,
                  std::optional<int64_t> stop, int64_t step) {
     T y = P::slice(x.primal(), axis, start, stop, step);
     if (x.is_constant()) return R(y);
     const int64_t ax = normalize_axis(axis, x.shape(), "slice");
-    const Tensor pos = rules::slice_positions(x.shape()[std::size_t(ax)], start, stop, step, x.device());
+    const Tensor pos =
+        rules::slice_positions(x.shape()[std::size_t(ax)], start, stop, step, x.device());
     const T zero = zeros_like(x.primal());
     return linear(x, y, [ax, pos, zero](const T& ct) { return P::index_add(zero, ax, pos, ct); });
   }
   static R pad(const R& x, const Pads& pads) {
     const Shape in = x.shape();
-    return linear(x, P::pad(x.primal(), pads), [pads, in](const T& ct) { return rules::unpad(ct, pads, in); });
+    return linear(x, P::pad(x.primal(), pads),
+                  [pads, in](const T& ct) { return rules::unpad(ct, pads, in); });
   }
   static R cast(const R& x, DType dtype) {
     T y = P::cast(x.primal(), dtype);
-    if (!is_floating(dtype) || !is_floating(x.dtype())) return R(y);  // integers carry no derivative
+    if (!is_floating(dtype) || !is_floating(x.dtype()))
+      return R(y);  // integers carry no derivative
     const DType from = x.dtype();
     return linear(x, y, [from](const T& ct) { return P::cast(ct, from); });
   }
@@ -155,7 +163,8 @@ struct Prims<Reverse<T>> {
     for (const R& x : xs) {
       const int64_t len = x.shape()[std::size_t(ax)];
       if (!x.is_constant()) {
-        edges.push_back({x.id(), [ax, at, len](const T& ct) { return P::slice(ct, ax, at, at + len, 1); }});
+        edges.push_back(
+            {x.id(), [ax, at, len](const T& ct) { return P::slice(ct, ax, at, at + len, 1); }});
       }
       at += len;
     }
@@ -179,8 +188,9 @@ struct Prims<Reverse<T>> {
     T y = P::index_select(x.primal(), axis, idx);
     if (x.is_constant()) return R(y);
     const T zero = zeros_like(x.primal());
-    return record(y, {{x.id(), [zero, axis, idx](const T& ct) { return P::index_add(zero, axis, idx, ct); }}},
-                  {&idx}, x.tape());
+    return record(
+        y, {{x.id(), [zero, axis, idx](const T& ct) { return P::index_add(zero, axis, idx, ct); }}},
+        {&idx}, x.tape());
   }
   static R index_add(const R& x, int64_t axis, const Tensor& idx, const R& src) {
     auto tape = common_tape({&x, &src}, "index_add");
@@ -189,7 +199,8 @@ struct Prims<Reverse<T>> {
     std::vector<Edge> edges;
     if (!x.is_constant()) edges.push_back({x.id(), [](const T& ct) { return ct; }});
     if (!src.is_constant()) {
-      edges.push_back({src.id(), [axis, idx](const T& ct) { return P::index_select(ct, axis, idx); }});
+      edges.push_back(
+          {src.id(), [axis, idx](const T& ct) { return P::index_select(ct, axis, idx); }});
     }
     return record(y, std::move(edges), {&idx}, tape);
   }
@@ -207,10 +218,12 @@ struct Prims<Reverse<T>> {
     return record(y, {{x.id(), std::forward<Fn>(pullback)}}, {}, x.tape());
   }
   /// The tape shared by the non-constant operands (null when all are constants).
-  static std::shared_ptr<Tape<T>> common_tape(std::initializer_list<const R*> xs, std::string_view op) {
+  static std::shared_ptr<Tape<T>> common_tape(std::initializer_list<const R*> xs,
+                                              std::string_view op) {
     return common_tape(std::vector<const R*>(xs), op);
   }
-  static std::shared_ptr<Tape<T>> common_tape(const std::vector<const R*>& xs, std::string_view op) {
+  static std::shared_ptr<Tape<T>> common_tape(const std::vector<const R*>& xs,
+                                              std::string_view op) {
     std::shared_ptr<Tape<T>> tape;
     for (const R* x : xs) {
       if (!x->tape()) continue;

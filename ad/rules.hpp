@@ -24,15 +24,24 @@ constexpr bool has_derivative(UnaryOp op) {
 template <Diffable T>
 std::optional<T> unary(UnaryOp op, const T& x, const T& y, const T& v) {
   switch (op) {
-    case UnaryOp::neg: return -v;
-    case UnaryOp::exp: return v * y;
-    case UnaryOp::log: return v / x;
-    case UnaryOp::sin: return v * cos(x);
-    case UnaryOp::cos: return -(v * sin(x));
-    case UnaryOp::sqrt: return v / (y * 2.0);
-    case UnaryOp::tanh: return v * (1.0 - y * y);
-    case UnaryOp::abs: return v * sign(x);
-    default: return std::nullopt;  // sign, logical_not: piecewise constant
+    case UnaryOp::neg:
+      return -v;
+    case UnaryOp::exp:
+      return v * y;
+    case UnaryOp::log:
+      return v / x;
+    case UnaryOp::sin:
+      return v * cos(x);
+    case UnaryOp::cos:
+      return -(v * sin(x));
+    case UnaryOp::sqrt:
+      return v / (y * 2.0);
+    case UnaryOp::tanh:
+      return v * (1.0 - y * y);
+    case UnaryOp::abs:
+      return v * sign(x);
+    default:
+      return std::nullopt;  // sign, logical_not: piecewise constant
   }
 }
 
@@ -40,10 +49,14 @@ std::optional<T> unary(UnaryOp op, const T& x, const T& y, const T& v) {
 template <Diffable T>
 T binary(BinaryOp op, int which, const T& a, const T& b, const T& y, const T& v) {
   switch (op) {
-    case BinaryOp::add: return v;
-    case BinaryOp::sub: return which == 0 ? v : -v;
-    case BinaryOp::mul: return which == 0 ? v * b : v * a;
-    case BinaryOp::div: return which == 0 ? v / b : -(v * y / b);
+    case BinaryOp::add:
+      return v;
+    case BinaryOp::sub:
+      return which == 0 ? v : -v;
+    case BinaryOp::mul:
+      return which == 0 ? v * b : v * a;
+    case BinaryOp::div:
+      return which == 0 ? v / b : -(v * y / b);
     case BinaryOp::pow:
       // JAX's conventions keep 0 ** 0 and 0 ** b finite: d/da is 0 where b == 0,
       // and d/db uses log(1) where a == 0.
@@ -57,7 +70,8 @@ T binary(BinaryOp op, int which, const T& a, const T& b, const T& y, const T& v)
       const T wins = mx ? cast(mine > other, v.dtype()) : cast(mine < other, v.dtype());
       return v * (wins + cast(mine == other, v.dtype()) * 0.5);
     }
-    default: break;
+    default:
+      break;
   }
   detail::fail<DTypeError>(op_name(op), "has no derivative");
 }

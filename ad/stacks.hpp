@@ -6,22 +6,22 @@
 #include "ad/forward.hpp"
 #include "ad/reverse.hpp"
 
-#define STRATA_FOR_EACH_STACK_ORDER12(X)                                        \
-  X(Forward<Tensor>)                                                           \
-  X(Reverse<Tensor>)                                                           \
-  X(Forward<Forward<Tensor>>)                                                  \
-  X(Forward<Reverse<Tensor>>)                                                  \
-  X(Reverse<Forward<Tensor>>)                                                  \
+#define STRATA_FOR_EACH_STACK_ORDER12(X) \
+  X(Forward<Tensor>)                     \
+  X(Reverse<Tensor>)                     \
+  X(Forward<Forward<Tensor>>)            \
+  X(Forward<Reverse<Tensor>>)            \
+  X(Reverse<Forward<Tensor>>)            \
   X(Reverse<Reverse<Tensor>>)
 
-#define STRATA_FOR_EACH_STACK_ORDER3(X)                                         \
-  X(Forward<Forward<Forward<Tensor>>>)                                         \
-  X(Forward<Forward<Reverse<Tensor>>>)                                         \
-  X(Forward<Reverse<Forward<Tensor>>>)                                         \
-  X(Forward<Reverse<Reverse<Tensor>>>)                                         \
-  X(Reverse<Forward<Forward<Tensor>>>)                                         \
-  X(Reverse<Forward<Reverse<Tensor>>>)                                         \
-  X(Reverse<Reverse<Forward<Tensor>>>)                                         \
+#define STRATA_FOR_EACH_STACK_ORDER3(X) \
+  X(Forward<Forward<Forward<Tensor>>>)  \
+  X(Forward<Forward<Reverse<Tensor>>>)  \
+  X(Forward<Reverse<Forward<Tensor>>>)  \
+  X(Forward<Reverse<Reverse<Tensor>>>)  \
+  X(Reverse<Forward<Forward<Tensor>>>)  \
+  X(Reverse<Forward<Reverse<Tensor>>>)  \
+  X(Reverse<Reverse<Forward<Tensor>>>)  \
   X(Reverse<Reverse<Reverse<Tensor>>>)
 
 namespace strata {

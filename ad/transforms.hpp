@@ -153,7 +153,8 @@ T jacfwd(F f, const T& x) {
     if (n > 0) columns.push_back(reshape(dy, {-1, 1}));
   }
   if (n == 0) {
-    return Prims<T>::constant(zeros(detail::concat_shapes(out_shape, x.shape()), x.dtype(), x.device()));
+    return Prims<T>::constant(
+        zeros(detail::concat_shapes(out_shape, x.shape()), x.dtype(), x.device()));
   }
   return reshape(concat(columns, 1), detail::concat_shapes(out_shape, x.shape()));
 }

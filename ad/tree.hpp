@@ -40,7 +40,8 @@ template <class Fn, class X>
 auto map(Fn&& fn, const X& x) {
   if constexpr (Diffable<X>) {
     return fn(x);
-  } else if constexpr (requires { std::tuple_size<X>::value; } && !requires { x.size(); }) {
+  } else if constexpr (
+      requires { std::tuple_size<X>::value; } && !requires { x.size(); }) {
     return std::apply([&](const auto&... e) { return std::make_tuple(map(fn, e)...); }, x);
   } else if constexpr (requires { typename X::key_type; }) {
     std::map<std::string, decltype(map(fn, x.begin()->second))> out;
@@ -50,7 +51,8 @@ auto map(Fn&& fn, const X& x) {
     using E = decltype(map(fn, x[0]));
     return [&]<std::size_t... I>(std::index_sequence<I...>) {
       return std::array<E, sizeof...(I)>{map(fn, x[I])...};
-    }(std::make_index_sequence<std::tuple_size<X>::value>{});
+    }
+    (std::make_index_sequence<std::tuple_size<X>::value>{});
   } else {
     std::vector<decltype(map(fn, x[0]))> out;
     out.reserve(x.size());
@@ -64,16 +66,19 @@ template <class Fn, class X, class Y>
 auto map2(Fn&& fn, const X& x, const Y& y) {
   if constexpr (Diffable<X>) {
     return fn(x, y);
-  } else if constexpr (requires { std::tuple_size<X>::value; } && !requires { x.size(); }) {
+  } else if constexpr (
+      requires { std::tuple_size<X>::value; } && !requires { x.size(); }) {
     return [&]<std::size_t... I>(std::index_sequence<I...>) {
       return std::make_tuple(map2(fn, std::get<I>(x), std::get<I>(y))...);
-    }(std::make_index_sequence<std::tuple_size<X>::value>{});
+    }
+    (std::make_index_sequence<std::tuple_size<X>::value>{});
   } else if constexpr (requires { typename X::key_type; }) {
     if (x.size() != y.size()) detail::fail<ShapeError>("tree", "maps of different sizes");
     std::map<std::string, decltype(map2(fn, x.begin()->second, y.begin()->second))> out;
     for (const auto& [k, v] : x) {
       auto it = y.find(k);
-      if (it == y.end()) detail::fail<ShapeError>("tree", "key '", k, "' missing in the second tree");
+      if (it == y.end())
+        detail::fail<ShapeError>("tree", "key '", k, "' missing in the second tree");
       out.emplace(k, map2(fn, v, it->second));
     }
     return out;
@@ -81,10 +86,12 @@ auto map2(Fn&& fn, const X& x, const Y& y) {
     using E = decltype(map2(fn, x[0], y[0]));
     return [&]<std::size_t... I>(std::index_sequence<I...>) {
       return std::array<E, sizeof...(I)>{map2(fn, x[I], y[I])...};
-    }(std::make_index_sequence<std::tuple_size<X>::value>{});
+    }
+    (std::make_index_sequence<std::tuple_size<X>::value>{});
   } else {
     if (x.size() != y.size()) {
-      detail::fail<ShapeError>("tree", "lists of different lengths (", x.size(), " vs ", y.size(), ")");
+      detail::fail<ShapeError>("tree", "lists of different lengths (", x.size(), " vs ", y.size(),
+                               ")");
     }
     std::vector<decltype(map2(fn, x[0], y[0]))> out;
     for (std::size_t i = 0; i < x.size(); ++i) out.push_back(map2(fn, x[i], y[i]));

@@ -97,8 +97,7 @@ concept Scalar = std::is_arithmetic_v<S>;
 
 /// Lifts a value of a level below T (or T itself) to a T; lower levels become constants.
 template <Diffable T, class U>
-  requires(contains_level<T, U>())
-T lift(const U& u) {
+requires(contains_level<T, U>()) T lift(const U& u) {
   if constexpr (std::is_same_v<T, U>) {
     return u;
   } else {
@@ -111,23 +110,20 @@ T lift(const U& u) {
 template <class A, class B>
 struct common_level;
 template <class A, class B>
-  requires(!Scalar<A> && !Scalar<B> && contains_level<A, B>())
-struct common_level<A, B> {
+requires(!Scalar<A> && !Scalar<B> && contains_level<A, B>()) struct common_level<A, B> {
   using type = A;
 };
 template <class A, class B>
-  requires(!Scalar<A> && !Scalar<B> && !std::is_same_v<A, B> && contains_level<B, A>())
-struct common_level<A, B> {
+requires(!Scalar<A> && !Scalar<B> && !std::is_same_v<A, B> &&
+         contains_level<B, A>()) struct common_level<A, B> {
   using type = B;
 };
 template <class A, Scalar B>
-  requires(!Scalar<A>)
-struct common_level<A, B> {
+requires(!Scalar<A>) struct common_level<A, B> {
   using type = A;
 };
 template <Scalar A, class B>
-  requires(!Scalar<B>)
-struct common_level<A, B> {
+requires(!Scalar<B>) struct common_level<A, B> {
   using type = B;
 };
 template <class A, class B>

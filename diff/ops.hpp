@@ -56,11 +56,13 @@ DType scalar_dtype(DType tensor) {
 }
 
 template <class A, class B>
-concept Operands = (Diffable<A> || Diffable<B>) && requires { typename common_level_t<A, B>; };
+concept Operands = (Diffable<A> || Diffable<B>)&&requires {
+  typename common_level_t<A, B>;
+};
 
 /// Both operands at their common level, dtype and broadcast shape.
 template <class A, class B>
-  requires Operands<A, B>
+requires Operands<A, B>
 auto operands(const A& a, const B& b, std::string_view op) {
   using R = common_level_t<A, B>;
   if constexpr (Scalar<A>) {
@@ -118,12 +120,11 @@ T zeros_like(const T& x) {
 }
 
 // --- arithmetic -------------------------------------------------------------------
-#define STRATA_BINARY(name, op)                                                  \
-  template <class A, class B>                                                   \
-    requires detail::Operands<A, B>                                              \
-  common_level_t<A, B> name(const A& a, const B& b) {                           \
-    auto [x, y] = detail::operands(a, b, op_name(op));                          \
-    return detail::binary(op, x, y);                                            \
+#define STRATA_BINARY(name, op)                                                       \
+  template <class A, class B>                                                         \
+  requires detail::Operands<A, B> common_level_t<A, B> name(const A& a, const B& b) { \
+    auto [x, y] = detail::operands(a, b, op_name(op));                                \
+    return detail::binary(op, x, y);                                                  \
   }
 STRATA_BINARY(add, BinaryOp::add)
 STRATA_BINARY(sub, BinaryOp::sub)
@@ -134,47 +135,46 @@ STRATA_BINARY(minimum, BinaryOp::minimum)
 
 /// a / b; integer operands divide as f32 (true division, as in PyTorch).
 template <class A, class B>
-  requires detail::Operands<A, B>
-common_level_t<A, B> div(const A& a, const B& b) {
+requires detail::Operands<A, B> common_level_t<A, B> div(const A& a, const B& b) {
   auto [x, y] = detail::operands(a, b, "div");
   return detail::binary(BinaryOp::div, detail::float_input(x), detail::float_input(y));
 }
 
 /// a ** b; integer operands are computed in f32.
 template <class A, class B>
-  requires detail::Operands<A, B>
-common_level_t<A, B> pow(const A& a, const B& b) {
+requires detail::Operands<A, B> common_level_t<A, B> pow(const A& a, const B& b) {
   auto [x, y] = detail::operands(a, b, "pow");
   return detail::binary(BinaryOp::pow, detail::float_input(x), detail::float_input(y));
 }
 
 template <class A, class B>
-  requires detail::Operands<A, B>
+requires detail::Operands<A, B>
 auto operator+(const A& a, const B& b) { return add(a, b); }
 template <class A, class B>
-  requires detail::Operands<A, B>
+requires detail::Operands<A, B>
 auto operator-(const A& a, const B& b) { return sub(a, b); }
 template <class A, class B>
-  requires detail::Operands<A, B>
+requires detail::Operands<A, B>
 auto operator*(const A& a, const B& b) { return mul(a, b); }
 template <class A, class B>
-  requires detail::Operands<A, B>
+requires detail::Operands<A, B>
 auto operator/(const A& a, const B& b) { return div(a, b); }
 template <Diffable T>
-T operator-(const T& x) { return Prims<T>::unary(UnaryOp::neg, x); }
+T operator-(const T& x) {
+  return Prims<T>::unary(UnaryOp::neg, x);
+}
 
 // --- comparisons and logic: constants of the operands' level ------------------
-#define STRATA_COMPARE(name, sym, op)                                            \
-  template <class A, class B>                                                   \
-    requires detail::Operands<A, B>                                              \
-  common_level_t<A, B> name(const A& a, const B& b) {                           \
-    using R = common_level_t<A, B>;                                             \
-    auto [x, y] = detail::operands(a, b, op_name(op));                          \
-    return Prims<R>::constant(Prims<Tensor>::binary(op, plain(x), plain(y)));   \
-  }                                                                             \
-  template <class A, class B>                                                   \
-    requires detail::Operands<A, B>                                              \
-  common_level_t<A, B> operator sym(const A& a, const B& b) { return name(a, b); }
+#define STRATA_COMPARE(name, sym, op)                                                 \
+  template <class A, class B>                                                         \
+  requires detail::Operands<A, B> common_level_t<A, B> name(const A& a, const B& b) { \
+    using R = common_level_t<A, B>;                                                   \
+    auto [x, y] = detail::operands(a, b, op_name(op));                                \
+    return Prims<R>::constant(Prims<Tensor>::binary(op, plain(x), plain(y)));         \
+  }                                                                                   \
+  template <class A, class B>                                                         \
+  requires detail::Operands<A, B> common_level_t<A, B>                                \
+  operator sym(const A& a, const B& b) { return name(a, b); }
 STRATA_COMPARE(eq, ==, BinaryOp::eq)
 STRATA_COMPARE(ne, !=, BinaryOp::ne)
 STRATA_COMPARE(lt, <, BinaryOp::lt)
@@ -188,15 +188,13 @@ T logical_not(const T& x) {
   return Prims<T>::constant(Prims<Tensor>::unary(UnaryOp::logical_not, plain(x)));
 }
 template <class A, class B>
-  requires detail::Operands<A, B>
-common_level_t<A, B> logical_and(const A& a, const B& b) {
+requires detail::Operands<A, B> common_level_t<A, B> logical_and(const A& a, const B& b) {
   auto [x, y] = detail::operands(a, b, "logical_and");
   using R = common_level_t<A, B>;
   return Prims<R>::constant(Prims<Tensor>::binary(BinaryOp::logical_and, plain(x), plain(y)));
 }
 template <class A, class B>
-  requires detail::Operands<A, B>
-common_level_t<A, B> logical_or(const A& a, const B& b) {
+requires detail::Operands<A, B> common_level_t<A, B> logical_or(const A& a, const B& b) {
   auto [x, y] = detail::operands(a, b, "logical_or");
   using R = common_level_t<A, B>;
   return Prims<R>::constant(Prims<Tensor>::binary(BinaryOp::logical_or, plain(x), plain(y)));
@@ -204,8 +202,8 @@ common_level_t<A, B> logical_or(const A& a, const B& b) {
 
 /// cond ? a : b elementwise, all three broadcast together; cond is used as a plain bool.
 template <class C, class A, class B>
-  requires detail::Operands<A, B> && (Diffable<C>)
-common_level_t<A, B> where(const C& cond, const A& a, const B& b) {
+requires detail::Operands<A, B> &&
+    (Diffable<C>)common_level_t<A, B> where(const C& cond, const A& a, const B& b) {
   using R = common_level_t<A, B>;
   auto [x, y] = detail::operands(a, b, "where");
   const Tensor& c = plain(cond);
@@ -215,10 +213,10 @@ common_level_t<A, B> where(const C& cond, const A& a, const B& b) {
 }
 
 // --- elementwise functions ---------------------------------------------------------
-#define STRATA_UNARY(name, op)                                                   \
-  template <Diffable T>                                                         \
-  T name(const T& x) {                                                          \
-    return Prims<T>::unary(op, detail::float_input(x));                         \
+#define STRATA_UNARY(name, op)                          \
+  template <Diffable T>                                 \
+  T name(const T& x) {                                  \
+    return Prims<T>::unary(op, detail::float_input(x)); \
   }
 STRATA_UNARY(exp, UnaryOp::exp)
 STRATA_UNARY(log, UnaryOp::log)
@@ -229,15 +227,23 @@ STRATA_UNARY(tanh, UnaryOp::tanh)
 #undef STRATA_UNARY
 
 template <Diffable T>
-T abs(const T& x) { return Prims<T>::unary(UnaryOp::abs, x); }
+T abs(const T& x) {
+  return Prims<T>::unary(UnaryOp::abs, x);
+}
 template <Diffable T>
-T sign(const T& x) { return Prims<T>::unary(UnaryOp::sign, x); }
+T sign(const T& x) {
+  return Prims<T>::unary(UnaryOp::sign, x);
+}
 /// 1 / (1 + e^-x), as (tanh(x / 2) + 1) / 2: no overflow for any x.
 template <Diffable T>
-T sigmoid(const T& x) { return (tanh(detail::float_input(x) * 0.5) + 1.0) * 0.5; }
+T sigmoid(const T& x) {
+  return (tanh(detail::float_input(x) * 0.5) + 1.0) * 0.5;
+}
 /// max(x, 0), with derivative 0 at 0 (as in JAX and PyTorch).
 template <Diffable T>
-T relu(const T& x) { return where(x > 0, x, 0); }
+T relu(const T& x) {
+  return where(x > 0, x, 0);
+}
 /// The tanh approximation of GELU (PyTorch's approximate="tanh").
 template <Diffable T>
 T gelu(const T& x) {
@@ -246,7 +252,9 @@ T gelu(const T& x) {
 }
 /// x * sigmoid(x).
 template <Diffable T>
-T silu(const T& x) { return x * sigmoid(x); }
+T silu(const T& x) {
+  return x * sigmoid(x);
+}
 /// log(1 + e^x), computed as max(x, 0) + log(1 + e^-|x|): stable for any x.
 template <Diffable T>
 T softplus(const T& x) {
@@ -254,7 +262,9 @@ T softplus(const T& x) {
   return maximum(f, 0) + log(exp(-abs(f)) + 1.0);
 }
 template <Diffable T>
-T clamp(const T& x, double lo, double hi) { return minimum(maximum(x, lo), hi); }
+T clamp(const T& x, double lo, double hi) {
+  return minimum(maximum(x, lo), hi);
+}
 
 // --- reductions (an empty axes list reduces every axis) ---------------------
 template <Diffable T>
@@ -316,11 +326,13 @@ T log_softmax(const T& x, int64_t axis) {
 /// Position of the first maximum along axis, as an i64 constant (numpy.argmax).
 template <Diffable T>
 T argmax(const T& x, int64_t axis, bool keepdims = false) {
-  return Prims<T>::constant(Tensor(raw::reduce(ReduceOp::argmax, plain(x).raw(), {axis}, keepdims)));
+  return Prims<T>::constant(
+      Tensor(raw::reduce(ReduceOp::argmax, plain(x).raw(), {axis}, keepdims)));
 }
 template <Diffable T>
 T argmin(const T& x, int64_t axis, bool keepdims = false) {
-  return Prims<T>::constant(Tensor(raw::reduce(ReduceOp::argmin, plain(x).raw(), {axis}, keepdims)));
+  return Prims<T>::constant(
+      Tensor(raw::reduce(ReduceOp::argmin, plain(x).raw(), {axis}, keepdims)));
 }
 /// Sums x down to `shape` (the transpose of broadcasting x from `shape`).
 template <Diffable T>
@@ -338,11 +350,17 @@ T sum_to(const T& x, const Shape& shape) {
 
 // --- movement -----------------------------------------------------------------------
 template <Diffable T>
-T reshape(const T& x, const Shape& shape) { return Prims<T>::reshape(x, shape); }
+T reshape(const T& x, const Shape& shape) {
+  return Prims<T>::reshape(x, shape);
+}
 template <Diffable T>
-T permute(const T& x, const Shape& dims) { return Prims<T>::permute(x, dims); }
+T permute(const T& x, const Shape& dims) {
+  return Prims<T>::permute(x, dims);
+}
 template <Diffable T>
-T expand(const T& x, const Shape& shape) { return Prims<T>::expand(x, shape); }
+T expand(const T& x, const Shape& shape) {
+  return Prims<T>::expand(x, shape);
+}
 template <Diffable T>
 T transpose(const T& x, int64_t a, int64_t b) {
   const int64_t n = x.shape().ndim();
@@ -371,7 +389,9 @@ T unsqueeze(const T& x, int64_t axis) {
   return reshape(x, s);
 }
 template <Diffable T>
-T flatten(const T& x) { return reshape(x, {-1}); }
+T flatten(const T& x) {
+  return reshape(x, {-1});
+}
 template <Diffable T>
 T flip(const T& x, int64_t axis) {
   return Prims<T>::slice(x, axis, std::nullopt, std::nullopt, -1);
@@ -391,7 +411,9 @@ T pad(const T& x, const Pads& pads, double value = 0.0) {
   return out + Prims<T>::constant(border);
 }
 template <Diffable T>
-T cast(const T& x, DType dtype) { return detail::as_dtype(x, dtype); }
+T cast(const T& x, DType dtype) {
+  return detail::as_dtype(x, dtype);
+}
 /// Joins tensors along an existing axis; dtypes promote.
 template <Diffable T>
 T concat(const std::vector<T>& xs, int64_t axis) {
@@ -403,7 +425,9 @@ T concat(const std::vector<T>& xs, int64_t axis) {
   return Prims<T>::concat(cast_xs, axis);
 }
 template <Diffable T>
-T concat(std::initializer_list<T> xs, int64_t axis) { return concat(std::vector<T>(xs), axis); }
+T concat(std::initializer_list<T> xs, int64_t axis) {
+  return concat(std::vector<T>(xs), axis);
+}
 /// Joins tensors of one shape along a new axis.
 template <Diffable T>
 T stack(const std::vector<T>& xs, int64_t axis) {
@@ -411,14 +435,17 @@ T stack(const std::vector<T>& xs, int64_t axis) {
   std::vector<T> parts;
   for (const T& x : xs) {
     if (x.shape() != xs.front().shape()) {
-      detail::fail<ShapeError>("stack", "shapes ", xs.front().shape(), " and ", x.shape(), " differ");
+      detail::fail<ShapeError>("stack", "shapes ", xs.front().shape(), " and ", x.shape(),
+                               " differ");
     }
     parts.push_back(unsqueeze(x, axis < 0 ? axis + x.shape().ndim() + 1 : axis));
   }
   return concat(parts, axis < 0 ? axis + xs.front().shape().ndim() + 1 : axis);
 }
 template <Diffable T>
-T stack(std::initializer_list<T> xs, int64_t axis) { return stack(std::vector<T>(xs), axis); }
+T stack(std::initializer_list<T> xs, int64_t axis) {
+  return stack(std::vector<T>(xs), axis);
+}
 /// Splits along axis into pieces of the given sizes (which must add up to the axis size).
 template <Diffable T>
 std::vector<T> split(const T& x, const std::vector<int64_t>& sizes, int64_t axis) {
@@ -445,8 +472,8 @@ std::vector<T> split(const T& x, const std::vector<int64_t>& sizes, int64_t axis
 /// numpy.matmul: 1-D operands become a row / column and lose that dim again;
 /// batch dims broadcast; dtypes promote.
 template <class A, class B>
-  requires detail::Operands<A, B> && (!Scalar<A>) && (!Scalar<B>)
-common_level_t<A, B> matmul(const A& a, const B& b) {
+requires detail::Operands<A, B> &&
+    (!Scalar<A>)&&(!Scalar<B>)common_level_t<A, B> matmul(const A& a, const B& b) {
   using R = common_level_t<A, B>;
   R x = lift<R>(a), y = lift<R>(b);
   if (x.shape().ndim() == 0 || y.shape().ndim() == 0) {
@@ -466,8 +493,8 @@ common_level_t<A, B> matmul(const A& a, const B& b) {
 }
 /// Inner product of two vectors; matmul otherwise.
 template <class A, class B>
-  requires detail::Operands<A, B> && (!Scalar<A>) && (!Scalar<B>)
-common_level_t<A, B> dot(const A& a, const B& b) {
+requires detail::Operands<A, B> &&
+    (!Scalar<A>)&&(!Scalar<B>)common_level_t<A, B> dot(const A& a, const B& b) {
   return matmul(a, b);
 }
 
@@ -501,9 +528,9 @@ T triu(const T& x, int64_t k) {
 }
 
 // --- the Ops mixin's methods ------------------------------------------------------------
-#define STRATA_METHOD0(name) \
-  template <class D>         \
-  D Ops<D>::name() const {   \
+#define STRATA_METHOD0(name)     \
+  template <class D>             \
+  D Ops<D>::name() const {       \
     return strata::name(self()); \
   }
 STRATA_METHOD0(exp)
@@ -523,10 +550,10 @@ STRATA_METHOD0(norm)
 STRATA_METHOD0(flatten)
 #undef STRATA_METHOD0
 
-#define STRATA_REDUCE_METHOD(name)                            \
-  template <class D>                                          \
-  D Ops<D>::name(const Shape& axes, bool keepdims) const {    \
-    return strata::name(self(), axes, keepdims);              \
+#define STRATA_REDUCE_METHOD(name)                         \
+  template <class D>                                       \
+  D Ops<D>::name(const Shape& axes, bool keepdims) const { \
+    return strata::name(self(), axes, keepdims);           \
   }
 STRATA_REDUCE_METHOD(sum)
 STRATA_REDUCE_METHOD(mean)
@@ -538,32 +565,60 @@ STRATA_REDUCE_METHOD(logsumexp)
 #undef STRATA_REDUCE_METHOD
 
 template <class D>
-D Ops<D>::pow(double exponent) const { return strata::pow(self(), exponent); }
+D Ops<D>::pow(double exponent) const {
+  return strata::pow(self(), exponent);
+}
 template <class D>
-D Ops<D>::clamp(double lo, double hi) const { return strata::clamp(self(), lo, hi); }
+D Ops<D>::clamp(double lo, double hi) const {
+  return strata::clamp(self(), lo, hi);
+}
 template <class D>
-D Ops<D>::softmax(int64_t axis) const { return strata::softmax(self(), axis); }
+D Ops<D>::softmax(int64_t axis) const {
+  return strata::softmax(self(), axis);
+}
 template <class D>
-D Ops<D>::log_softmax(int64_t axis) const { return strata::log_softmax(self(), axis); }
+D Ops<D>::log_softmax(int64_t axis) const {
+  return strata::log_softmax(self(), axis);
+}
 template <class D>
-D Ops<D>::reshape(const Shape& shape) const { return strata::reshape(self(), shape); }
+D Ops<D>::reshape(const Shape& shape) const {
+  return strata::reshape(self(), shape);
+}
 template <class D>
-D Ops<D>::permute(const Shape& dims) const { return strata::permute(self(), dims); }
+D Ops<D>::permute(const Shape& dims) const {
+  return strata::permute(self(), dims);
+}
 template <class D>
-D Ops<D>::transpose(int64_t a, int64_t b) const { return strata::transpose(self(), a, b); }
+D Ops<D>::transpose(int64_t a, int64_t b) const {
+  return strata::transpose(self(), a, b);
+}
 template <class D>
-D Ops<D>::squeeze(int64_t axis) const { return strata::squeeze(self(), axis); }
+D Ops<D>::squeeze(int64_t axis) const {
+  return strata::squeeze(self(), axis);
+}
 template <class D>
-D Ops<D>::unsqueeze(int64_t axis) const { return strata::unsqueeze(self(), axis); }
+D Ops<D>::unsqueeze(int64_t axis) const {
+  return strata::unsqueeze(self(), axis);
+}
 template <class D>
-D Ops<D>::expand(const Shape& shape) const { return strata::expand(self(), shape); }
+D Ops<D>::expand(const Shape& shape) const {
+  return strata::expand(self(), shape);
+}
 template <class D>
-D Ops<D>::flip(int64_t axis) const { return strata::flip(self(), axis); }
+D Ops<D>::flip(int64_t axis) const {
+  return strata::flip(self(), axis);
+}
 template <class D>
-D Ops<D>::cast(DType dtype) const { return strata::cast(self(), dtype); }
+D Ops<D>::cast(DType dtype) const {
+  return strata::cast(self(), dtype);
+}
 template <class D>
-D Ops<D>::matmul(const D& other) const { return strata::matmul(self(), other); }
+D Ops<D>::matmul(const D& other) const {
+  return strata::matmul(self(), other);
+}
 template <class D>
-D Ops<D>::dot(const D& other) const { return strata::dot(self(), other); }
+D Ops<D>::dot(const D& other) const {
+  return strata::dot(self(), other);
+}
 
 }  // namespace strata

@@ -101,7 +101,8 @@ Tensor Prims<Tensor>::binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   return Tensor(raw::binary(op, defined_raw(a, op_name(op)), defined_raw(b, op_name(op))));
 }
 Tensor Prims<Tensor>::where(const Tensor& cond, const Tensor& a, const Tensor& b) {
-  return Tensor(raw::where(defined_raw(cond, "where"), defined_raw(a, "where"), defined_raw(b, "where")));
+  return Tensor(
+      raw::where(defined_raw(cond, "where"), defined_raw(a, "where"), defined_raw(b, "where")));
 }
 Tensor Prims<Tensor>::sum(const Tensor& x, const Shape& axes, bool keepdims) {
   return Tensor(raw::reduce(ReduceOp::sum, defined_raw(x, "sum"), axes, keepdims));
@@ -138,9 +139,11 @@ Tensor Prims<Tensor>::matmul(const Tensor& a, const Tensor& b) {
   return Tensor(raw::matmul(defined_raw(a, "matmul"), defined_raw(b, "matmul")));
 }
 Tensor Prims<Tensor>::index_select(const Tensor& x, int64_t axis, const Tensor& idx) {
-  return Tensor(raw::index_select(defined_raw(x, "index_select"), axis, defined_raw(idx, "index_select")));
+  return Tensor(
+      raw::index_select(defined_raw(x, "index_select"), axis, defined_raw(idx, "index_select")));
 }
-Tensor Prims<Tensor>::index_add(const Tensor& x, int64_t axis, const Tensor& idx, const Tensor& src) {
+Tensor Prims<Tensor>::index_add(const Tensor& x, int64_t axis, const Tensor& idx,
+                                const Tensor& src) {
   return Tensor(raw::index_add(defined_raw(x, "index_add"), axis, defined_raw(idx, "index_add"),
                                defined_raw(src, "index_add")));
 }
