@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// strata_bench: runs named workloads and writes their timings as JSON.
+// strata_bench: runs the registered workloads (bench/workloads_*.cpp) and
+// writes their timings as JSON.
 //
 //   strata_bench [--filter SUBSTRING] [--reps N] [--threads N] [--out FILE]
 //
@@ -21,19 +22,27 @@
 #include <string>
 #include <vector>
 
-#include <strata.hpp>
+#include "bench/bench.hpp"
 
-namespace st = strata;
-namespace raw = strata::raw;
+namespace bench {
+
+std::vector<Entry>& registry() {
+  static std::vector<Entry> entries;
+  return entries;
+}
+
+st::RawTensor g_sink;
+
+st::Tensor scaled_matrix(int64_t n, uint64_t seed, st::DType dtype) {
+  return st::randn({n, n}, seed, dtype) * (1.0 / std::sqrt(double(n)));
+}
+
+}  // namespace bench
 
 namespace {
 
-struct Workload {
-  std::string name;
-  std::function<std::function<void()>()> setup;  // builds inputs, returns the timed body
-  double flops = 0;                              // per run, when meaningful
-  double ops = 0;                                // primitive ops per run, for "us_per_op"
-};
+namespace st = strata;
+using bench::Workload;
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -41,97 +50,12 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-// Keeps results alive so the optimiser cannot drop the work.
-st::RawTensor g_sink;
-
-// A fixed random [n, n] matrix scaled by 1/sqrt(n), so tanh stays out of saturation.
-st::Tensor scaled_matrix(int64_t n, uint64_t seed, st::DType dtype) {
-  return st::randn({n, n}, seed, dtype) * (1.0 / std::sqrt(double(n)));
-}
-
-// The transforms: their cost over the raw kernels is the per-op bookkeeping
-// (tape nodes, dual values), which the chain of tiny ops exposes, and one pass
-// per basis vector in jacfwd, jacrev and hessian.
-void ad_workloads(std::vector<Workload>& w) {
-  // 1000 x (sin, mul, add) on one element: 3000 ops, forward and backward.
-  Workload chain{"ad_overhead_chain_3000ops", [] {
-                   const st::Tensor x = st::full({1}, 0.5, st::f32);
-                   auto f = [](const auto& x0) {
-                     auto x = x0;
-                     for (int i = 0; i < 1000; ++i) x = st::sin(x) * x + 1.0;
-                     return x;
-                   };
-                   return [=] { g_sink = st::value_and_grad(f, x).second.raw(); };
-                 }};
-  chain.ops = 3000;
-  w.push_back(chain);
-  // f(x) = sum(tanh(W x)^2) + sum(x^2) / 2: forward over reverse, n passes.
-  for (const int64_t n : {16, 64, 256}) {
-    w.push_back({"hessian_f64_n" + std::to_string(n), [n] {
-                   const st::Tensor W = scaled_matrix(n, 11, st::f64);
-                   const st::Tensor x = st::randn({n}, 12, st::f64);
-                   auto f = [W](const auto& x) {
-                     const auto t = st::tanh(st::matmul(W, x));
-                     return st::sum(t * t) + 0.5 * st::sum(x * x);
-                   };
-                   return [=] { g_sink = st::hessian(f, x).raw(); };
-                 }});
-  }
-  // g(x) = tanh(W2 tanh(W1 x)): a square [n, n] Jacobian, n jvps or n vjps.
-  for (const bool forward : {true, false}) {
-    for (const int64_t n : {64, 256}) {
-      w.push_back(
-          {std::string(forward ? "jacfwd" : "jacrev") + "_f32_n" + std::to_string(n), [n, forward] {
-             const st::Tensor W1 = scaled_matrix(n, 21, st::f32);
-             const st::Tensor W2 = scaled_matrix(n, 22, st::f32);
-             const st::Tensor x = st::randn({n}, 23, st::f32);
-             auto g = [W1, W2](const auto& x) {
-               return st::tanh(st::matmul(W2, st::tanh(st::matmul(W1, x))));
-             };
-             return [=] { g_sink = (forward ? st::jacfwd(g, x) : st::jacrev(g, x)).raw(); };
-           }});
-    }
-  }
-}
-
 std::vector<Workload> workloads() {
+  std::vector<bench::Entry> entries = bench::registry();
+  std::stable_sort(entries.begin(), entries.end(),
+                   [](const auto& a, const auto& b) { return a.group < b.group; });
   std::vector<Workload> w;
-  const int64_t n = 1024, big = 4096;
-  w.push_back({"matmul_f32_n1024",
-               [=] {
-                 auto a = raw::normal({n, n}, 1, st::f32), b = raw::normal({n, n}, 2, st::f32);
-                 return [=] { g_sink = raw::matmul(a, b); };
-               },
-               2.0 * n * n * n});
-  w.push_back({"matmul_f32_bt_n1024",
-               [=] {
-                 auto a = raw::normal({n, n}, 1, st::f32);
-                 auto b = raw::normal({n, n}, 2, st::f32).transpose(0, 1);
-                 return [=] { g_sink = raw::matmul(a, b); };
-               },
-               2.0 * n * n * n});
-  w.push_back({"exp_f32_4096x4096", [=] {
-                 auto x = raw::normal({big, big}, 3, st::f32);
-                 return [=] { g_sink = raw::unary(st::UnaryOp::exp, x); };
-               }});
-  w.push_back({"exp_f32_4096x4096_t", [=] {
-                 auto x = raw::normal({big, big}, 3, st::f32).transpose(0, 1);
-                 return [=] { g_sink = raw::unary(st::UnaryOp::exp, x); };
-               }});
-  w.push_back(
-      {"add_f32_4096x4096", [=] {
-         auto x = raw::normal({big, big}, 4, st::f32), y = raw::normal({big, big}, 5, st::f32);
-         return [=] { g_sink = raw::binary(st::BinaryOp::add, x, y); };
-       }});
-  w.push_back({"sum_axis1_f32_4096x4096", [=] {
-                 auto x = raw::normal({big, big}, 6, st::f32);
-                 return [=] { g_sink = raw::reduce(st::ReduceOp::sum, x, {1}); };
-               }});
-  w.push_back({"sum_axis0_f32_4096x4096", [=] {
-                 auto x = raw::normal({big, big}, 6, st::f32);
-                 return [=] { g_sink = raw::reduce(st::ReduceOp::sum, x, {0}); };
-               }});
-  ad_workloads(w);
+  for (auto& e : entries) w.push_back(std::move(e.workload));
   return w;
 }
 
@@ -194,6 +118,11 @@ int main(int argc, char** argv) {
       const double gflops = w.flops / (median(times) * 1e-3) / 1e9;
       row["gflops"] = gflops;
       std::printf("   %6.1f GFLOP/s", gflops);
+    }
+    if (w.bytes > 0) {
+      const double gbps = w.bytes / (median(times) * 1e-3) / 1e9;
+      row["gb_per_s"] = gbps;
+      std::printf("   %6.1f GB/s", gbps);
     }
     if (w.ops > 0) {
       const double us_per_op = median(times) * 1e3 / w.ops;

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: MIT
+// The benchmark registry shared by the bench/workloads_*.cpp files.
+//
+// A workload is a name and a setup function that builds its inputs and returns
+// the timed body. Each workloads_*.cpp file registers its rows with a static
+// `Register` object; strata_bench runs them in (group, registration) order.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <strata.hpp>
+
+namespace bench {
+
+namespace st = strata;
+
+using Body = std::function<void()>;
+using Setup = std::function<Body()>;
+
+// The same work done by another library, timed in the same run.
+struct Peer {
+  std::string name;
+  Setup setup;
+};
+
+struct Workload {
+  std::string name;
+  Setup setup;
+  double flops = 0;  // per run, when meaningful: the row reports GFLOP/s
+  double ops = 0;    // primitive ops per run: the row reports "us_per_op"
+  double bytes = 0;  // bytes read + written per run: the row reports GB/s
+  std::vector<Peer> peers;
+};
+
+// Every registered workload with its group (lower groups run first).
+struct Entry {
+  int group;
+  Workload workload;
+};
+std::vector<Entry>& registry();
+
+struct Register {
+  Register(int group, std::function<void(std::vector<Workload>&)> add) {
+    std::vector<Workload> w;
+    add(w);
+    for (auto& x : w) registry().push_back({group, std::move(x)});
+  }
+};
+
+// Keeps results alive so the optimiser cannot drop the work.
+extern st::RawTensor g_sink;
+
+// A fixed random [n, n] matrix scaled by 1/sqrt(n), so tanh stays out of saturation.
+st::Tensor scaled_matrix(int64_t n, uint64_t seed, st::DType dtype);
+
+}  // namespace bench
