@@ -11,6 +11,7 @@
 #include "core/layout.hpp"
 #include "core/parallel.hpp"
 #include "core/shape.hpp"
+#include "diff/index.hpp"
 #include "diff/ops.hpp"
 #include "diff/tensor.hpp"
 #include "raw/ops.hpp"

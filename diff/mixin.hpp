@@ -5,11 +5,14 @@
 /// free function of the same name in diff/ops.hpp, where the bodies live.
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "core/dtype.hpp"
 #include "core/shape.hpp"
 
 namespace strata {
+
+class Index;
 
 template <class D>
 class Ops {
@@ -54,6 +57,16 @@ class Ops {
   // contraction
   D matmul(const D& other) const;
   D dot(const D& other) const;
+  // indexing (diff/index.hpp): basic views, outer and vectorized fancy indexing
+  template <class... I>
+  D ix(const I&... idx) const;
+  D ix(const std::vector<Index>& spec) const;
+  template <class... I>
+  D oix(const I&... idx) const;
+  D oix(const std::vector<Index>& spec) const;
+  template <class... I>
+  D vix(const I&... idx) const;
+  D vix(const std::vector<Index>& spec) const;
 
  private:
   const D& self() const { return static_cast<const D&>(*this); }

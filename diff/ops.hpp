@@ -622,3 +622,6 @@ D Ops<D>::dot(const D& other) const {
 }
 
 }  // namespace strata
+
+// The indexing ops and their Ops methods (index.hpp includes this header first).
+#include "diff/index.hpp"

@@ -433,7 +433,21 @@ RawTensor index_add(const RawTensor& x, int64_t axis, const RawTensor& idx, cons
   require_numeric(x.dtype(), "index_add");
   RawTensor out = empty(x.shape(), x.dtype(), x.device());
   Backend& be = backend_for(x.device());
-  if (out.numel() > 0) be.copy(out, x);
+  if (out.numel() > 0) {
+    // A broadcast float scalar base (the zero of a backward pass) is a fill,
+    // not a copy (exact: f32 and f64 values round-trip through double).
+    bool scalar = is_floating(x.dtype());
+    for (int64_t s : x.strides()) scalar = scalar && s == 0;
+    if (scalar) {
+      RawTensor first = x;
+      while (first.ndim() > 0) first = first.select(0, 0);
+      double v = 0;
+      to_host(cast(first, DType::f64), &v);
+      be.fill(out, v);
+    } else {
+      be.copy(out, x);
+    }
+  }
   if (idx.numel() > 0) be.index_add(out, axis, idx, src);
   return out;
 }

@@ -7,7 +7,10 @@
 // idx[j] * stride(A) on one side and j * stride(J) on the other.
 //   index_select: out[p, j, q]  = x[p, idx[j], q]     (parallel over j)
 //   index_add:    out[p, idx[j], q] += src[p, j, q]   (parallel over the rest,
-//                 j in order, so repeated indices add up deterministically)
+//                 or over destination rows when rows are short; j in order
+//                 either way, so repeated indices add up deterministically)
+#include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "raw/cpu/cpu_backend.hpp"
@@ -52,6 +55,16 @@ Layout fold_index_dims(const RawTensor& t, int64_t axis, int64_t idx_ndim, int64
   return *view;  // callers pass contiguous tensors, which always fold
 }
 
+/// True when a plan walks one unit-stride run in every operand (rows that memcpy).
+template <std::size_t N>
+bool unit_rows(const StridedPlan<N>& p) {
+  if (p.shape.size() != 1) return false;
+  for (std::size_t k = 0; k < N; ++k) {
+    if (p.strides[k][0] != 1 && p.shape[0] != 1) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 void CpuBackend::index_select(const RawTensor& out, const RawTensor& x, int64_t axis,
@@ -67,7 +80,19 @@ void CpuBackend::index_select(const RawTensor& out, const RawTensor& x, int64_t 
     const StridedPlan<2> plan = make_plan<2>(out_rest.shape, {&out_rest, &x_rest});
     T* ob = base_ptr<T>(out);
     const T* xb = base_ptr<T>(x);
-    parallel_for(0, J, std::max<int64_t>(1, kGrain / rest), [&](int64_t lo, int64_t hi) {
+    const int64_t grain = std::max<int64_t>(1, kGrain / rest);
+    if (unit_rows(plan)) {
+      // Each index copies one contiguous row (the common gather of table rows).
+      parallel_for(0, J, grain, [&](int64_t lo, int64_t hi) {
+        for (int64_t j = lo; j < hi; ++j) {
+          std::memcpy(ob + plan.offsets[0] + j * sj,
+                      xb + plan.offsets[1] + pos[std::size_t(j)] * sa,
+                      std::size_t(rest) * sizeof(T));
+        }
+      });
+      return;
+    }
+    parallel_for(0, J, grain, [&](int64_t lo, int64_t hi) {
       StridedPlan<2> p = plan;
       for (int64_t j = lo; j < hi; ++j) {
         p.offsets = {plan.offsets[0] + j * sj, plan.offsets[1] + pos[std::size_t(j)] * sa};
@@ -83,7 +108,8 @@ void CpuBackend::index_select(const RawTensor& out, const RawTensor& x, int64_t 
 
 void CpuBackend::index_add(const RawTensor& out, int64_t axis, const RawTensor& idx,
                            const RawTensor& src) {
-  const std::vector<int64_t> pos = positions(idx, axis, out.shape()[axis], "index_add");
+  const int64_t size = out.shape()[axis];
+  const std::vector<int64_t> pos = positions(idx, axis, size, "index_add");
   const int64_t J = idx.numel();
   const RawTensor dense_src = raw::contiguous(src);
   const Layout sf = fold_index_dims(dense_src, axis, idx.ndim(), J);
@@ -96,21 +122,37 @@ void CpuBackend::index_add(const RawTensor& out, int64_t axis, const RawTensor& 
       const StridedPlan<2> plan = make_plan<2>(out_rest.shape, {&out_rest, &src_rest});
       T* ob = base_ptr<T>(out);
       const T* sb = base_ptr<T>(dense_src);
+      auto add_run = [](T* o, const T* v, int64_t n, int64_t so, int64_t sv) {
+        for (int64_t i = 0; i < n; ++i) {
+          if constexpr (std::is_integral_v<T>) {
+            using U = std::make_unsigned_t<T>;
+            o[i * so] = T(U(o[i * so]) + U(v[i * sv]));
+          } else {
+            o[i * so] += v[i * sv];
+          }
+        }
+      };
+      if (unit_rows(plan) && rest < kGrain) {
+        // Short rows, many indices (the backward pass of a row gather): split
+        // the destination rows between threads; each scans every index and
+        // adds the ones landing in its rows, in index order, so repeated
+        // indices add up in the same order whatever the thread timing.
+        const int64_t grain = std::max<int64_t>(1, kGrain / rest);
+        parallel_for(0, size, grain, [&](int64_t lo, int64_t hi) {
+          for (int64_t j = 0; j < J; ++j) {
+            const int64_t p = pos[std::size_t(j)];
+            if (p < lo || p >= hi) continue;
+            add_run(ob + plan.offsets[0] + p * sa, sb + plan.offsets[1] + j * sj, rest, 1, 1);
+          }
+        });
+        return;
+      }
       parallel_for(0, rest, kGrain, [&](int64_t lo, int64_t hi) {
         StridedPlan<2> p = plan;
         for (int64_t j = 0; j < J; ++j) {
           p.offsets = {plan.offsets[0] + pos[std::size_t(j)] * sa, plan.offsets[1] + j * sj};
           for_each_block(p, lo, hi, [&](const auto& off, int64_t n, const auto& st) {
-            T* o = ob + off[0];
-            const T* v = sb + off[1];
-            for (int64_t i = 0; i < n; ++i) {
-              if constexpr (std::is_integral_v<T>) {
-                using U = std::make_unsigned_t<T>;
-                o[i * st[0]] = T(U(o[i * st[0]]) + U(v[i * st[1]]));
-              } else {
-                o[i * st[0]] += v[i * st[1]];
-              }
-            }
+            add_run(ob + off[0], sb + off[1], n, st[0], st[1]);
           });
         }
       });

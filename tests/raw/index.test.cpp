@@ -343,6 +343,40 @@ TEST_CASE("index_select and index_add: large enough to run in parallel", "[raw]"
   }
 }
 
+TEST_CASE("index_select and index_add: whole-row fast paths", "[raw]") {
+  // Rows of a contiguous table gathered and scattered by many repeated
+  // indices: the memcpy gather and the row-partitioned scatter, whose sums
+  // must match the sequential (index order) f32 sums exactly, for any number
+  // of threads.
+  std::mt19937_64 rng(4096);
+  const st::RawTensor x =
+      st::testing::random_tensor({3000, 64}, st::f32, st::testing::LayoutKind::contiguous, rng);
+  const st::RawTensor idx = random_index({40000}, st::i64, 3000, 0, rng);
+  CHECK(check_select(x, 0, idx) == "");
+  CHECK(check_select(x, 0, random_index({200, 100}, st::i32, 3000, 0, rng)) == "");
+  const st::RawTensor src =
+      st::testing::random_tensor({40000, 64}, st::f32, st::testing::LayoutKind::contiguous, rng);
+  CHECK(check_add(x, 0, idx, src) == "");
+  const st::RawTensor xi =
+      st::testing::random_tensor({3000, 5}, st::i64, st::testing::LayoutKind::contiguous, rng);
+  const st::RawTensor si =
+      st::testing::random_tensor({40000, 5}, st::i64, st::testing::LayoutKind::contiguous, rng);
+  CHECK(check_add(xi, 0, idx, si) == "");
+  // The same bits with one thread and with two.
+  st::set_num_threads(1);
+  const std::vector<double> one = st::testing::values(st::raw::index_add(x, 0, idx, src));
+  st::set_num_threads(2);
+  const std::vector<double> two = st::testing::values(st::raw::index_add(x, 0, idx, src));
+  CHECK(one == two);
+  // A broadcast scalar base (the zero of a backward pass, here 2.5) is filled.
+  const st::RawTensor base = st::raw::full({}, 2.5, st::f64).expand({3000, 64});
+  const st::RawTensor src64 =
+      st::testing::random_tensor({40000, 64}, st::f64, st::testing::LayoutKind::sliced, rng);
+  CHECK(check_add(base, 0, idx, src64) == "");
+  const st::RawTensor ibase = st::raw::full({}, 3, st::i64).expand({3000, 5});
+  CHECK(check_add(ibase, 0, idx, si) == "");
+}
+
 TEST_CASE("index_select and index_add: i64 values and extreme indices", "[raw]") {
   const int64_t big = (int64_t{1} << 62) + 1;  // not representable in a double
   const std::vector<int64_t> xv{big, -big, 3};
