@@ -14,6 +14,7 @@
 #include "diff/index.hpp"
 #include "diff/ops.hpp"
 #include "diff/tensor.hpp"
+#include "raw/backend.hpp"
 #include "raw/ops.hpp"
 #include "raw/primitives.hpp"
 #include "raw/raw_tensor.hpp"

@@ -57,4 +57,9 @@ class Backend {
 /// The backend of a device; throws DeviceError when the device is not available.
 Backend& backend_for(Device device);
 
+/// Whether this build has the CUDA backend (CMake found the CUDA Toolkit).
+bool cuda_built();
+/// How many CUDA devices this build can use (0 without the backend or a GPU).
+int cuda_device_count();
+
 }  // namespace strata

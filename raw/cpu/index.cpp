@@ -15,45 +15,11 @@
 
 #include "raw/cpu/cpu_backend.hpp"
 #include "raw/cpu/loops.hpp"
+#include "raw/index_support.hpp"
 #include "raw/ops.hpp"
 
 namespace strata::detail {
 namespace {
-
-/// idx as normalised int64 positions in [0, size); IndexError names the bad entry.
-std::vector<int64_t> positions(const RawTensor& idx, int64_t axis, int64_t size,
-                               std::string_view op) {
-  std::vector<int64_t> pos(std::size_t(idx.numel()));
-  raw::to_host(raw::cast(idx, DType::i64), pos.data());
-  for (std::size_t j = 0; j < pos.size(); ++j) {
-    const int64_t v = pos[j];
-    if (v < -size || v >= size) {
-      fail<IndexError>(op, "index ", v, " (entry ", j,
-                       " of the index tensor) is out of range for axis ", axis, " with size ",
-                       size);
-    }
-    if (v < 0) pos[j] = v + size;
-  }
-  return pos;
-}
-
-/// `l` without axis `axis`.
-Layout drop_axis(const Layout& l, int64_t axis) {
-  Layout r = l;
-  r.shape.erase(std::size_t(axis));
-  r.strides.erase(std::size_t(axis));
-  return r;
-}
-
-/// A layout of shape [P..., J, Q...] for t, whose shape is [P..., idx dims..., Q...].
-Layout fold_index_dims(const RawTensor& t, int64_t axis, int64_t idx_ndim, int64_t J) {
-  Shape folded;
-  for (int64_t d = 0; d < axis; ++d) folded.push_back(t.shape()[d]);
-  folded.push_back(J);
-  for (int64_t d = axis + idx_ndim; d < t.ndim(); ++d) folded.push_back(t.shape()[d]);
-  auto view = t.layout().reshape_view(folded);
-  return *view;  // callers pass contiguous tensors, which always fold
-}
 
 /// True when a plan walks one unit-stride run in every operand (rows that memcpy).
 template <std::size_t N>
@@ -69,7 +35,7 @@ bool unit_rows(const StridedPlan<N>& p) {
 
 void CpuBackend::index_select(const RawTensor& out, const RawTensor& x, int64_t axis,
                               const RawTensor& idx) {
-  const std::vector<int64_t> pos = positions(idx, axis, x.shape()[axis], "index_select");
+  const std::vector<int64_t> pos = index_positions(idx, axis, x.shape()[axis], "index_select");
   const int64_t J = idx.numel();
   const Layout of = fold_index_dims(out, axis, idx.ndim(), J);
   const Layout out_rest = drop_axis(of, axis), x_rest = drop_axis(x.layout(), axis);
@@ -109,7 +75,7 @@ void CpuBackend::index_select(const RawTensor& out, const RawTensor& x, int64_t 
 void CpuBackend::index_add(const RawTensor& out, int64_t axis, const RawTensor& idx,
                            const RawTensor& src) {
   const int64_t size = out.shape()[axis];
-  const std::vector<int64_t> pos = positions(idx, axis, size, "index_add");
+  const std::vector<int64_t> pos = index_positions(idx, axis, size, "index_add");
   const int64_t J = idx.numel();
   const RawTensor dense_src = raw::contiguous(src);
   const Layout sf = fold_index_dims(dense_src, axis, idx.ndim(), J);

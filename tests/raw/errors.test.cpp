@@ -190,12 +190,21 @@ TEST_CASE("creation: bad inputs", "[raw]") {
       CHECK_THROWS_WITH(st::raw::normal({3}, 1, t), Contains("normal"));
     }
   }
-  SECTION("to_device(cuda(0)) -> DeviceError (no CUDA in this build)") {
+  SECTION("a CUDA device that does not exist -> DeviceError") {
+    // One past the last device: absent on every machine, with or without a GPU.
+    const int n = st::cuda_device_count();
+    const st::Device missing = st::Device::cuda(n);
     const RawTensor x = raw_zeros({2});
-    CHECK_THROWS_AS(st::raw::to_device(x, st::Device::cuda(0)), st::DeviceError);
-    CHECK_THROWS_WITH(st::raw::to_device(x, st::Device::cuda(0)), Contains("cuda:0"));
-    CHECK_THROWS_AS(st::raw::empty({2}, st::f32, st::Device::cuda(0)), st::DeviceError);
-    CHECK_THROWS_AS(st::raw::full({2}, 1, st::f32, st::Device::cuda(1)), st::DeviceError);
+    CHECK_THROWS_AS(st::raw::to_device(x, missing), st::DeviceError);
+    CHECK_THROWS_WITH(st::raw::to_device(x, missing),
+                      Contains("cuda:" + std::to_string(n)) && Contains("not available"));
+    CHECK_THROWS_AS(st::raw::empty({2}, st::f32, missing), st::DeviceError);
+    CHECK_THROWS_AS(st::raw::full({2}, 1, st::f32, st::Device::cuda(n + 1)), st::DeviceError);
+    if (n == 0) {
+      CHECK_THROWS_WITH(st::raw::empty({2}, st::f32, missing),
+                        Contains(st::cuda_built() ? "no CUDA device was found"
+                                                  : "this build of strata has no CUDA backend"));
+    }
   }
 }
 
@@ -329,8 +338,9 @@ TEST_CASE("every raw error derives from st::Error", "[raw]") {
   CHECK_THROWS_AS(st::raw::unary(UnaryOp::exp, raw_zeros({2}, st::i64)), st::Error);  // DTypeError
   CHECK_THROWS_AS(st::raw::empty({-1}, st::f32), st::Error);                          // ValueError
   CHECK_THROWS_AS(st::raw::concat({x}, 7), st::Error);                                // IndexError
-  CHECK_THROWS_AS(st::raw::to_device(x, st::Device::cuda(0)), st::Error);             // DeviceError
-  CHECK_THROWS_AS(st::raw::unary(UnaryOp::neg, RawTensor()), st::Error);              // ValueError
+  CHECK_THROWS_AS(st::raw::to_device(x, st::Device::cuda(st::cuda_device_count())),
+                  st::Error);                                             // DeviceError
+  CHECK_THROWS_AS(st::raw::unary(UnaryOp::neg, RawTensor()), st::Error);  // ValueError
   CHECK_THROWS_AS(st::raw::empty({-1}, st::f32), std::runtime_error);
   STATIC_REQUIRE(std::is_base_of_v<st::Error, st::ShapeError>);
   STATIC_REQUIRE(std::is_base_of_v<st::Error, st::IndexError>);

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+#include "raw/index_support.hpp"
+
+#include "core/error.hpp"
+#include "raw/ops.hpp"
+
+namespace strata::detail {
+
+std::vector<int64_t> index_positions(const RawTensor& idx, int64_t axis, int64_t size,
+                                     std::string_view op) {
+  std::vector<int64_t> pos(std::size_t(idx.numel()));
+  raw::to_host(raw::cast(idx, DType::i64), pos.data());
+  for (std::size_t j = 0; j < pos.size(); ++j) {
+    const int64_t v = pos[j];
+    if (v < -size || v >= size) {
+      fail<IndexError>(op, "index ", v, " (entry ", j,
+                       " of the index tensor) is out of range for axis ", axis, " with size ",
+                       size);
+    }
+    if (v < 0) pos[j] = v + size;
+  }
+  return pos;
+}
+
+Layout drop_axis(const Layout& l, int64_t axis) {
+  Layout r = l;
+  r.shape.erase(std::size_t(axis));
+  r.strides.erase(std::size_t(axis));
+  return r;
+}
+
+Layout fold_index_dims(const RawTensor& t, int64_t axis, int64_t idx_ndim, int64_t J) {
+  Shape folded;
+  for (int64_t d = 0; d < axis; ++d) folded.push_back(t.shape()[d]);
+  folded.push_back(J);
+  for (int64_t d = axis + idx_ndim; d < t.ndim(); ++d) folded.push_back(t.shape()[d]);
+  auto view = t.layout().reshape_view(folded);
+  if (!view) fail<ValueError>("index", "internal: index dims of ", t.shape(), " do not fold");
+  return *view;
+}
+
+}  // namespace strata::detail

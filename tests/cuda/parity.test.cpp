@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: MIT
+// Device parity: every primitive on every CUDA device against the CPU backend,
+// on the same random values in the same layouts (contiguous, permuted,
+// sliced, flipped, broadcast, offset). Floats agree to rounding (reductions
+// may add in another order); integers, bools, gathers, scatter-adds and the
+// uniform random stream agree exactly. Then the layers above: composites,
+// indexing and derivatives of orders 1 and 2 computed on the device.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "support/naive.hpp"
+
+namespace st = strata;
+namespace raw = strata::raw;
+using st::testing::LayoutKind;
+
+namespace {
+
+std::vector<st::Device> cuda_devices() {
+  std::vector<st::Device> d;
+  for (int i = 0; i < st::cuda_device_count(); ++i) d.push_back(st::Device::cuda(i));
+  return d;
+}
+
+/// The same storage bytes and layout as the CPU tensor t, on device d.
+st::RawTensor same_layout_on(const st::RawTensor& t, st::Device d) {
+  const std::size_t es = st::dtype_size(t.dtype());
+  const int64_t n = int64_t(t.storage()->bytes() / es);
+  const st::RawTensor flat = raw::from_host(t.storage()->data(), {n}, t.dtype(), d);
+  return st::RawTensor(flat.storage(), t.layout(), t.dtype());
+}
+
+std::vector<double> host_values(const st::RawTensor& t) {
+  return st::testing::values(raw::to_device(t, st::Device::cpu()));
+}
+
+/// "" when a (device) equals b (CPU): exactly, or to `tol` relative for floats.
+std::string compare(const st::RawTensor& dev, const st::RawTensor& cpu, double tol) {
+  if (dev.shape() != cpu.shape() || dev.dtype() != cpu.dtype()) return "shape or dtype differ";
+  const std::vector<double> a = host_values(dev), b = st::testing::values(cpu);
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const bool both_nan = std::isnan(a[i]) && std::isnan(b[i]);
+    const double err = std::abs(a[i] - b[i]);
+    if (!both_nan && !(a[i] == b[i] || err <= tol * (1 + std::abs(b[i])))) {
+      return "element " + std::to_string(i) + ": device " + std::to_string(a[i]) + " vs cpu " +
+             std::to_string(b[i]);
+    }
+  }
+  return "";
+}
+
+double tol_for(st::DType t) { return t == st::f32 ? 2e-6 : t == st::f64 ? 1e-13 : 0.0; }
+
+}  // namespace
+
+TEST_CASE("cuda: creation, copies and the random stream", "[cuda]") {
+  for (const st::Device d : cuda_devices()) {
+    INFO(st::to_string(d));
+    for (const st::DType t : st::testing::kAllDTypes) {
+      CHECK(compare(raw::full({3, 5}, 2.0, t, d), raw::full({3, 5}, 2.0, t, st::Device::cpu()),
+                    0) == "");
+      CHECK(compare(raw::arange(-3, 40, 3, t == st::bool_ ? st::i64 : t, d),
+                    raw::arange(-3, 40, 3, t == st::bool_ ? st::i64 : t, st::Device::cpu()),
+                    0) == "");
+    }
+    for (const st::DType t : {st::f32, st::f64}) {
+      CHECK(compare(raw::uniform({1000, 3}, 42, t, d), raw::uniform({1000, 3}, 42, t), 0) == "");
+      CHECK(compare(raw::normal({1000, 3}, 7, t, d), raw::normal({1000, 3}, 7, t), 1e-14) == "");
+    }
+    // Round trips through host memory keep every layout's values.
+    std::mt19937_64 rng(1);
+    for (const LayoutKind k : st::testing::kAllLayouts) {
+      const st::RawTensor x = st::testing::random_tensor({4, 5, 3}, st::f64, k, rng);
+      const st::RawTensor back = raw::to_device(raw::to_device(x, d), st::Device::cpu());
+      CHECK(st::testing::values(back) == st::testing::values(x));
+      CHECK(compare(raw::contiguous(same_layout_on(x, d)), raw::contiguous(x), 0) == "");
+      CHECK(compare(raw::cast(same_layout_on(x, d), st::i32), raw::cast(x, st::i32), 0) == "");
+    }
+  }
+}
+
+TEST_CASE("cuda: unary and binary ops on every layout", "[cuda]") {
+  std::mt19937_64 rng(2);
+  for (const st::Device d : cuda_devices()) {
+    INFO(st::to_string(d));
+    for (const st::DType t : {st::f32, st::f64, st::i32, st::i64}) {
+      for (const LayoutKind k : st::testing::kAllLayouts) {
+        INFO(st::testing::dname(t) << " " << st::testing::layout_name(k));
+        const st::RawTensor x = st::testing::random_tensor({6, 4, 5}, t, k, rng);
+        const st::RawTensor y = st::testing::random_tensor({6, 4, 5}, t, LayoutKind::permuted, rng);
+        const st::RawTensor xd = same_layout_on(x, d), yd = same_layout_on(y, d);
+        for (const st::UnaryOp op : {st::UnaryOp::neg, st::UnaryOp::abs, st::UnaryOp::sign}) {
+          CHECK(compare(raw::unary(op, xd), raw::unary(op, x), 0) == "");
+        }
+        if (st::is_floating(t)) {
+          for (const st::UnaryOp op :
+               {st::UnaryOp::exp, st::UnaryOp::sin, st::UnaryOp::cos, st::UnaryOp::tanh}) {
+            CHECK(compare(raw::unary(op, xd), raw::unary(op, x), 4 * tol_for(t)) == "");
+          }
+          const st::RawTensor ax = raw::unary(st::UnaryOp::abs, x);
+          for (const st::UnaryOp op : {st::UnaryOp::log, st::UnaryOp::sqrt}) {
+            CHECK(compare(raw::unary(op, same_layout_on(ax, d)), raw::unary(op, ax),
+                          4 * tol_for(t)) == "");
+          }
+        }
+        for (const st::BinaryOp op :
+             {st::BinaryOp::add, st::BinaryOp::sub, st::BinaryOp::mul, st::BinaryOp::maximum,
+              st::BinaryOp::minimum, st::BinaryOp::eq, st::BinaryOp::lt, st::BinaryOp::ge}) {
+          CHECK(compare(raw::binary(op, xd, yd), raw::binary(op, x, y), tol_for(t)) == "");
+        }
+        if (st::is_floating(t)) {
+          CHECK(compare(raw::binary(st::BinaryOp::div, xd, yd),
+                        raw::binary(st::BinaryOp::div, x, y), tol_for(t)) == "");
+        }
+        const st::RawTensor cond = raw::binary(st::BinaryOp::gt, x, y);
+        CHECK(compare(raw::where(same_layout_on(cond, d), xd, yd), raw::where(cond, x, y), 0) ==
+              "");
+      }
+    }
+    // Integer division truncates, and by zero it throws (as on the CPU).
+    const st::RawTensor a = st::testing::make({4}, st::i32, {7, -7, 9, -9});
+    const st::RawTensor b = st::testing::make({4}, st::i32, {2, 2, -4, 3});
+    CHECK(compare(raw::binary(st::BinaryOp::div, raw::to_device(a, d), raw::to_device(b, d)),
+                  raw::binary(st::BinaryOp::div, a, b), 0) == "");
+    const st::RawTensor z = st::testing::make({4}, st::i32, {1, 0, 1, 1});
+    CHECK_THROWS_AS(raw::binary(st::BinaryOp::div, raw::to_device(a, d), raw::to_device(z, d)),
+                    st::ValueError);
+  }
+}
+
+TEST_CASE("cuda: reductions over every axis set", "[cuda]") {
+  std::mt19937_64 rng(3);
+  for (const st::Device d : cuda_devices()) {
+    for (const st::DType t : {st::f32, st::f64, st::i32, st::bool_}) {
+      for (const LayoutKind k : st::testing::kAllLayouts) {
+        const st::RawTensor x = st::testing::random_tensor({7, 300, 3}, t, k, rng);
+        const st::RawTensor xd = same_layout_on(x, d);
+        for (const st::Shape& axes :
+             {st::Shape{0}, st::Shape{1}, st::Shape{2}, st::Shape{0, 2}, st::Shape{0, 1, 2}}) {
+          INFO(st::testing::dname(t) << " " << st::testing::layout_name(k) << " axes " << axes);
+          CHECK(compare(raw::reduce(st::ReduceOp::sum, xd, axes),
+                        raw::reduce(st::ReduceOp::sum, x, axes), tol_for(t)) == "");
+          if (t == st::bool_) continue;
+          for (const st::ReduceOp op :
+               {st::ReduceOp::max, st::ReduceOp::min, st::ReduceOp::argmax, st::ReduceOp::argmin}) {
+            CHECK(compare(raw::reduce(op, xd, axes), raw::reduce(op, x, axes), 0) == "");
+          }
+        }
+      }
+    }
+    // Ties and NaN: the first position wins, as on the CPU.
+    const st::RawTensor ties = st::testing::make({6}, st::f64, {1, 5, 5, st::testing::kNaN, 5, 0});
+    for (const st::ReduceOp op : {st::ReduceOp::max, st::ReduceOp::argmax, st::ReduceOp::argmin}) {
+      CHECK(compare(raw::reduce(op, raw::to_device(ties, d), {0}), raw::reduce(op, ties, {0}), 0) ==
+            "");
+    }
+  }
+}
+
+TEST_CASE("cuda: matmul with transposes, slices and batches", "[cuda]") {
+  std::mt19937_64 rng(4);
+  for (const st::Device d : cuda_devices()) {
+    for (const st::DType t : {st::f32, st::f64, st::i32}) {
+      const double tol = t == st::f32 ? 1e-4 : t == st::f64 ? 1e-12 : 0;
+      const st::RawTensor a =
+          st::testing::random_tensor({3, 33, 17}, t, LayoutKind::contiguous, rng);
+      const st::RawTensor b =
+          st::testing::random_tensor({3, 17, 20}, t, LayoutKind::contiguous, rng);
+      auto check = [&](const st::RawTensor& x, const st::RawTensor& y) {
+        CHECK(compare(raw::matmul(same_layout_on(x, d), same_layout_on(y, d)), raw::matmul(x, y),
+                      tol) == "");
+      };
+      check(a, b);
+      check(b.transpose(1, 2).transpose(1, 2), b.transpose(1, 2));  // column-major operand
+      check(a.slice(2, 1, 15), b.slice(1, 2, 16));                  // column-sliced
+      check(a.permute({1, 0, 2}).permute({1, 0, 2}), b);            // permuted batch strides
+      check(a.slice(0, std::nullopt, std::nullopt, -1), b);         // negative batch stride
+      check(a.select(0, 1).expand({3, 33, 17}), b);                 // broadcast batch
+      const st::RawTensor p =
+          st::testing::random_tensor({4, 2, 5, 6}, t, LayoutKind::permuted, rng);  // non-uniform
+      const st::RawTensor q = st::testing::random_tensor({4, 2, 6, 3}, t, LayoutKind::sliced, rng);
+      check(p, q);
+      check(a.slice(1, 0, 1), b.slice(2, 0, 1));  // m = 1, n = 1
+    }
+  }
+}
+
+TEST_CASE("cuda: gathers and scatter-adds agree bit for bit", "[cuda]") {
+  std::mt19937_64 rng(5);
+  for (const st::Device d : cuda_devices()) {
+    for (const st::DType t : {st::f32, st::f64, st::i64}) {
+      for (const LayoutKind k : st::testing::kAllLayouts) {
+        const st::RawTensor x = st::testing::random_tensor({50, 4, 6}, t, k, rng);
+        std::vector<double> iv;
+        for (int j = 0; j < 300; ++j) iv.push_back(double(int64_t(rng() % 100) - 50));
+        const st::RawTensor idx = st::testing::make({30, 10}, st::i64, iv);  // repeats, negatives
+        const st::RawTensor xd = same_layout_on(x, d), idd = raw::to_device(idx, d);
+        CHECK(compare(raw::index_select(xd, 0, idd), raw::index_select(x, 0, idx), 0) == "");
+        const st::RawTensor src = st::testing::random_tensor({30, 10, 4, 6}, t, k, rng);
+        CHECK(compare(raw::index_add(xd, 0, idd, same_layout_on(src, d)),
+                      raw::index_add(x, 0, idx, src), 0) == "");
+        const st::RawTensor small = st::testing::make({4}, st::i32, {5, 0, 5, -1});
+        CHECK(compare(raw::index_select(xd, 2, raw::to_device(small, d)),
+                      raw::index_select(x, 2, small), 0) == "");
+      }
+    }
+    const st::RawTensor x = raw::full({4}, 1.0, st::f32, d);
+    CHECK_THROWS_AS(
+        raw::index_select(x, 0, raw::to_device(st::testing::make({1}, st::i64, {4}), d)),
+        st::IndexError);
+  }
+}
+
+TEST_CASE("cuda: composites, indexing and derivatives on the device", "[cuda]") {
+  for (const st::Device d : cuda_devices()) {
+    const st::Tensor x = st::randn({5, 4}, 11, st::f64);
+    const st::Tensor xd = x.to(d);
+    REQUIRE(xd.device() == d);
+    auto f = [](const auto& v) {
+      return st::sum(st::tanh(st::matmul(v, v.transpose(0, 1))) *
+                     st::log_softmax(v, 1).ix(st::all, st::slice(0, 1)));
+    };
+    CHECK(f(xd).item<double>() == Approx(f(x).item<double>()).epsilon(1e-12));
+    const st::Tensor g = st::grad(f, x), gd = st::grad(f, xd);
+    CHECK(gd.device() == d);
+    CHECK(compare(gd.raw(), g.raw(), 1e-11) == "");
+    const st::Tensor h = st::hessian([](const auto& v) { return st::sum(st::sin(v) * v); }, x);
+    const st::Tensor hd = st::hessian([](const auto& v) { return st::sum(st::sin(v) * v); }, xd);
+    CHECK(compare(hd.raw(), h.raw(), 1e-11) == "");
+    const st::Tensor idx = st::from_vector(std::vector<int64_t>{4, 0, 4});
+    auto gather = [&](const st::Tensor& i) {
+      return [i](const auto& v) { return st::sum(v.vix(i, st::all) * v.vix(i, st::all)); };
+    };
+    CHECK(compare(st::grad(gather(idx.to(d)), xd).raw(), st::grad(gather(idx), x).raw(), 1e-12) ==
+          "");
+  }
+}
+
+TEST_CASE("cuda: mixing devices is a DeviceError naming both", "[cuda]") {
+  for (const st::Device d : cuda_devices()) {
+    const st::Tensor a = st::ones({3}), b = st::ones({3}, st::f32, d);
+    CHECK_THROWS_AS(a + b, st::DeviceError);
+    CHECK_THROWS_WITH(
+        a + b, Catch::Matchers::Contains("cpu") && Catch::Matchers::Contains(st::to_string(d)));
+  }
+}
