@@ -1,0 +1,21 @@
+# The CPU backend's libraries and per-instruction-set sources.
+#
+# SLEEF (libsleef-dev) supplies the vectorised transcendental functions; its
+# kernels are compiled once per x86 instruction set (raw/cpu/vmath_<isa>.cpp,
+# each with its own -m flags) and chosen at run time, so the build runs on any
+# x86-64 CPU and uses AVX-512 where the CPU has it. No other file gets ISA flags.
+find_path(SLEEF_INCLUDE_DIR sleef.h)
+find_library(SLEEF_LIBRARY sleef)
+if(NOT SLEEF_INCLUDE_DIR OR NOT SLEEF_LIBRARY)
+  message(FATAL_ERROR "strata needs SLEEF (Debian: apt-get install libsleef-dev)")
+endif()
+set(STRATA_CPU_INCLUDES ${SLEEF_INCLUDE_DIR})
+set(STRATA_CPU_LIBS ${SLEEF_LIBRARY})
+set(STRATA_CPU_DEFS "")
+set(STRATA_VMATH_SOURCES "")
+if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd64")
+  set(STRATA_VMATH_SOURCES raw/cpu/vmath_sse2.cpp raw/cpu/vmath_avx2.cpp raw/cpu/vmath_avx512.cpp)
+  set_source_files_properties(raw/cpu/vmath_avx2.cpp PROPERTIES COMPILE_OPTIONS "-mavx2;-mfma")
+  set_source_files_properties(raw/cpu/vmath_avx512.cpp PROPERTIES COMPILE_OPTIONS
+                              "-mavx512f;-mavx2;-mfma;-Wno-maybe-uninitialized")
+endif()
