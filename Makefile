@@ -4,7 +4,7 @@
 BUILD      ?= build
 SAN_BUILD  ?= build-sanitize
 JOBS       ?= $(shell nproc)
-APT_PACKAGES := cmake g++ make libeigen3-dev catch2 nlohmann-json3-dev ccache libsleef-dev
+APT_PACKAGES := cmake g++ make libeigen3-dev catch2 nlohmann-json3-dev ccache libsleef-dev libdnnl-dev
 CMAKE_FLAGS ?=
 
 .PHONY: all deps build test demo bench test-sanitize format clean

@@ -19,3 +19,22 @@ if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd64")
   set_source_files_properties(raw/cpu/vmath_avx512.cpp PROPERTIES COMPILE_OPTIONS
                               "-mavx512f;-mavx2;-mfma;-Wno-maybe-uninitialized")
 endif()
+
+# oneDNN (libdnnl-dev) supplies the f32 GEMM: JIT kernels for the instruction
+# set the CPU reports (AVX-512, AVX2, SSE4.1), measured fastest of the GEMMs in
+# Debian (docs/PERFORMANCE.md). strata calls it single-threaded on blocks it
+# splits over its own thread pool, so libgomp (oneDNN's runtime) never starts
+# a team. Without oneDNN, Eigen's GEMM does all products.
+option(STRATA_USE_DNNL "Use oneDNN's sgemm for f32 matmul when it is found" ON)
+if(STRATA_USE_DNNL)
+  find_path(DNNL_INCLUDE_DIR oneapi/dnnl/dnnl.h)
+  find_library(DNNL_LIBRARY dnnl)
+endif()
+if(STRATA_USE_DNNL AND DNNL_INCLUDE_DIR AND DNNL_LIBRARY)
+  message(STATUS "strata: f32 matmul through oneDNN (${DNNL_LIBRARY})")
+  list(APPEND STRATA_CPU_INCLUDES ${DNNL_INCLUDE_DIR})
+  list(APPEND STRATA_CPU_LIBS ${DNNL_LIBRARY} gomp)
+  list(APPEND STRATA_CPU_DEFS STRATA_HAVE_DNNL=1)
+else()
+  message(STATUS "strata: f32 matmul through Eigen (oneDNN not found or STRATA_USE_DNNL=OFF)")
+endif()
