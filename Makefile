@@ -4,10 +4,13 @@
 BUILD      ?= build
 SAN_BUILD  ?= build-sanitize
 JOBS       ?= $(shell nproc)
-APT_PACKAGES := cmake g++ make libeigen3-dev catch2 nlohmann-json3-dev ccache
+APT_PACKAGES := cmake g++ make libeigen3-dev catch2 nlohmann-json3-dev ccache libsleef-dev libdnnl-dev
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build test demo bench test-sanitize format clean
+# Peers only `make bench` needs (never `make test`): the BLAS libraries and PyTorch.
+BENCH_PACKAGES := libopenblas-dev libblis-dev python3-torch
+
+.PHONY: all deps bench-deps build test demo bench test-sanitize format clean
 
 all: build
 
@@ -21,6 +24,9 @@ deps:
 	  $$sudo apt-get update -q && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -q $$missing; \
 	fi
 
+bench-deps:
+	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(BENCH_PACKAGES)"
+
 build: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DSTRATA_BUILD_TESTS=ON \
 	  -DSTRATA_BUILD_EXAMPLES=ON -DSTRATA_BUILD_BENCH=ON $(CMAKE_FLAGS)
@@ -33,7 +39,9 @@ demo: build
 	./$(BUILD)/examples/tensor_tour
 	./$(BUILD)/examples/autodiff_cookbook
 
-bench: build
+# strata's workloads, the machine's limits and the peers (Eigen, OpenBLAS,
+# BLIS, PyTorch) in one run: one table on stdout, JSON in build/bench/results.json.
+bench: bench-deps build
 	./$(BUILD)/bench/strata_bench --out $(BUILD)/bench/results.json
 
 # The whole test suite again, built with AddressSanitizer and UBSan (and

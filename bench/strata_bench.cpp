@@ -1,28 +1,40 @@
 // SPDX-License-Identifier: MIT
-// strata_bench: runs the registered workloads (bench/workloads_*.cpp) and
-// writes their timings as JSON.
+// strata_bench: measures the machine's limits, runs the registered workloads
+// (bench/workloads_*.cpp) and their peers in the same run, prints one table
+// and writes it as JSON.
 //
 //   strata_bench [--filter SUBSTRING] [--reps N] [--threads N] [--out FILE]
+//                [--no-torch] [--no-limits]
 //
-// Each workload runs once to warm up (caches, the allocator's free lists),
-// then `reps` timed repetitions; the JSON holds the median, min and max in
-// milliseconds: {"results":[{"name":..., "unit":"ms", "median":..., ...}]}.
-// Rows that count their primitive ops also carry "us_per_op" (median
-// microseconds per op). The ad_, jac* and hessian_ workloads time whole
-// transforms, forward and backward passes together.
+// Each workload and each peer runs once to warm up (caches, the allocator's
+// free lists), then `reps` timed repetitions; the JSON holds the median, min
+// and max in milliseconds:
+//   {"limits": {...}, "results": [{"name", "unit": "ms", "median", "min",
+//    "max", ..., "peers": [{"name", "median", "min", "max"}, ...]}]}
+// Rows with a flop count carry "gflops"; rows with a byte count (read +
+// written) carry "gb_per_s", "limit_ms" (the time the measured bandwidth
+// allows for those bytes) and "of_limit" (limit_ms / median); rows that count
+// primitive ops carry "us_per_op". PyTorch's rows come from
+// bench/peers_torch.py run with /usr/bin/python3 (skipped with a message when
+// torch is not installed), matched by workload name. "ratio" is the fastest
+// peer's median over strata's: above 1, strata is faster.
 // Speed is measured here, never asserted in tests.
+#include <unistd.h>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "bench/bench.hpp"
+#include "bench/peers.hpp"
 
 namespace bench {
 
@@ -59,6 +71,56 @@ std::vector<Workload> workloads() {
   return w;
 }
 
+struct Timing {
+  double median = 0, min = 0, max = 0;
+  int reps = 0;
+};
+
+Timing time_body(const bench::Body& body, int reps) {
+  body();  // warm-up
+  std::vector<double> times;
+  for (int r = 0; r < reps; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    body();
+    const auto t1 = std::chrono::steady_clock::now();
+    times.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+  }
+  return {median(times), *std::min_element(times.begin(), times.end()),
+          *std::max_element(times.begin(), times.end()), reps};
+}
+
+// Runs bench/peers_torch.py; its rows by name (empty when torch is missing).
+std::map<std::string, Timing> run_torch(const std::string& filter, int reps,
+                                        nlohmann::json& config) {
+  std::map<std::string, Timing> rows;
+  const std::string out = "/tmp/strata_bench_torch_" + std::to_string(getpid()) + ".json";
+  std::string cmd = "/usr/bin/python3 " + std::string(STRATA_BENCH_TORCH_SCRIPT) + " --out " + out +
+                    " --reps " + std::to_string(reps);
+  if (!filter.empty()) cmd += " --filter '" + filter + "'";
+  std::printf("peer pytorch: running %s\n", cmd.c_str());
+  std::fflush(stdout);
+  const int rc = std::system(cmd.c_str());
+  std::ifstream in(out);
+  if (rc != 0 || !in) {
+    std::printf("peer pytorch: skipped (script exit status %d)\n", rc);
+    return rows;
+  }
+  const nlohmann::json j = nlohmann::json::parse(in);
+  std::remove(out.c_str());
+  config = j["config"];
+  std::printf("peer pytorch: %s\n", config.dump().c_str());
+  for (const auto& r : j["results"]) {
+    rows[r["name"]] = {r["median"], r["min"], r["max"], r["reps"]};
+  }
+  return rows;
+}
+
+std::string fmt_ms(double ms) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, ms < 1 ? "%.4f" : ms < 100 ? "%.3f" : "%.1f", ms);
+  return buf;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -67,6 +129,7 @@ int main(int argc, char** argv) {
   out_path = out_path.substr(0, out_path.find_last_of('/') + 1) + "results.json";
   std::string filter;
   int reps = 10, threads = 2;
+  bool torch = true, limits_on = true;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     auto next = [&]() -> std::string {
@@ -84,55 +147,121 @@ int main(int argc, char** argv) {
       threads = std::max(1, std::atoi(next().c_str()));
     else if (arg == "--out")
       out_path = next();
+    else if (arg == "--no-torch")
+      torch = false;
+    else if (arg == "--no-limits")
+      limits_on = false;
     else {
-      std::cerr << "usage: strata_bench [--filter S] [--reps N] [--threads N] [--out FILE]\n";
+      std::cerr << "usage: strata_bench [--filter S] [--reps N] [--threads N] [--out FILE]"
+                   " [--no-torch] [--no-limits]\n";
       return 2;
     }
   }
   st::set_num_threads(threads);
+  std::cout << "strata_bench: " << threads << " threads, " << reps << " reps (medians in ms)\n";
+
+  bench::Limits lim;
+  nlohmann::json limits_json;
+  if (limits_on) {
+    lim = bench::measure_limits(threads);
+    std::printf(
+        "limits: copy %.1f GB/s, triad %.1f GB/s (read + written, %d threads); "
+        "f32 peak %.0f GFLOP/s (%s)\n",
+        lim.copy_gbps, lim.triad_gbps, threads, lim.fma_gflops, lim.fma_isa);
+    limits_json = {{"copy_gb_per_s", lim.copy_gbps},
+                   {"triad_gb_per_s", lim.triad_gbps},
+                   {"bandwidth_gb_per_s", lim.bandwidth_gbps()},
+                   {"f32_peak_gflops", lim.fma_gflops},
+                   {"f32_peak_isa", lim.fma_isa},
+                   {"threads", threads}};
+  }
+  nlohmann::json torch_config;
+  std::map<std::string, Timing> torch_rows;
+  if (torch) torch_rows = run_torch(filter, reps, torch_config);
+
+  std::vector<std::string> peer_names = {"eigen", "openblas", "blis"};
+  if (!torch_rows.empty()) peer_names.push_back("pytorch");
+  std::printf("\n%-28s %10s", "workload", "strata");
+  for (const auto& p : peer_names) std::printf(" %10s", p.c_str());
+  std::printf(" %7s  %s\n", "ratio", "strata rate");
+
   nlohmann::json results = nlohmann::json::array();
-  std::cout << "strata_bench: " << threads << " threads, " << reps
-            << " reps (median, min, max in ms)\n";
   for (const Workload& w : workloads()) {
     if (!filter.empty() && w.name.find(filter) == std::string::npos) continue;
-    auto body = w.setup();
-    body();  // warm-up
-    std::vector<double> times;
-    for (int r = 0; r < reps; ++r) {
-      const auto t0 = std::chrono::steady_clock::now();
-      body();
-      const auto t1 = std::chrono::steady_clock::now();
-      times.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    const Timing t = time_body(w.setup(), reps);
+    nlohmann::json row{{"name", w.name}, {"unit", "ms"}, {"median", t.median}, {"min", t.min},
+                       {"max", t.max},   {"reps", reps}, {"threads", threads}};
+    std::map<std::string, Timing> peer_t;
+    for (const bench::Peer& p : w.peers) {
+      const bench::Body body = p.setup();
+      if (body) peer_t[p.name] = time_body(body, reps);
     }
-    nlohmann::json row{{"name", w.name},
-                       {"unit", "ms"},
-                       {"median", median(times)},
-                       {"min", *std::min_element(times.begin(), times.end())},
-                       {"max", *std::max_element(times.begin(), times.end())},
-                       {"reps", reps},
-                       {"threads", threads}};
-    std::printf("  %-28s %9.3f %9.3f %9.3f", w.name.c_str(), median(times),
-                *std::min_element(times.begin(), times.end()),
-                *std::max_element(times.begin(), times.end()));
+    if (auto it = torch_rows.find(w.name); it != torch_rows.end()) {
+      peer_t["pytorch"] = it->second;
+      torch_rows.erase(it);
+    }
+    nlohmann::json peers = nlohmann::json::array();
+    double best_peer = 0;
+    for (const auto& [name, pt] : peer_t) {
+      nlohmann::json pr{{"name", name}, {"median", pt.median}, {"min", pt.min}, {"max", pt.max}};
+      if (w.flops > 0) pr["gflops"] = w.flops / (pt.median * 1e-3) / 1e9;
+      peers.push_back(pr);
+      if (best_peer == 0 || pt.median < best_peer) best_peer = pt.median;
+    }
+    row["peers"] = peers;
+    std::printf("%-28s %10s", w.name.c_str(), fmt_ms(t.median).c_str());
+    for (const auto& p : peer_names) {
+      auto it = peer_t.find(p);
+      std::printf(" %10s", it == peer_t.end() ? "-" : fmt_ms(it->second.median).c_str());
+    }
+    if (best_peer > 0) {
+      row["ratio"] = best_peer / t.median;
+      std::printf(" %7.2f ", best_peer / t.median);
+    } else {
+      std::printf(" %7s ", "-");
+    }
     if (w.flops > 0) {
-      const double gflops = w.flops / (median(times) * 1e-3) / 1e9;
+      const double gflops = w.flops / (t.median * 1e-3) / 1e9;
       row["gflops"] = gflops;
-      std::printf("   %6.1f GFLOP/s", gflops);
+      std::printf(" %.1f GFLOP/s", gflops);
+      if (lim.fma_gflops > 0) std::printf(" (%.0f%% of peak)", 100 * gflops / lim.fma_gflops);
     }
     if (w.bytes > 0) {
-      const double gbps = w.bytes / (median(times) * 1e-3) / 1e9;
+      const double gbps = w.bytes / (t.median * 1e-3) / 1e9;
       row["gb_per_s"] = gbps;
-      std::printf("   %6.1f GB/s", gbps);
+      std::printf(" %.1f GB/s", gbps);
+      if (lim.bandwidth_gbps() > 0) {
+        const double limit_ms = w.bytes / (lim.bandwidth_gbps() * 1e9) * 1e3;
+        row["limit_ms"] = limit_ms;
+        row["of_limit"] = limit_ms / t.median;
+        std::printf(" (%.2f of limit, %s ms)", limit_ms / t.median, fmt_ms(limit_ms).c_str());
+      }
     }
     if (w.ops > 0) {
-      const double us_per_op = median(times) * 1e3 / w.ops;
+      const double us_per_op = t.median * 1e3 / w.ops;
       row["us_per_op"] = us_per_op;
-      std::printf("   %6.3f us/op", us_per_op);
+      std::printf(" %.3f us/op", us_per_op);
     }
     std::printf("\n");
+    std::fflush(stdout);
     results.push_back(row);
   }
-  std::ofstream(out_path) << nlohmann::json{{"results", results}}.dump(2) << "\n";
+  for (const auto& [name, pt] : torch_rows) {  // PyTorch rows strata has no workload for (yet)
+    std::printf("%-28s %10s", name.c_str(), "-");
+    for (const auto& p : peer_names) {
+      std::printf(" %10s", p == "pytorch" ? fmt_ms(pt.median).c_str() : "-");
+    }
+    std::printf("\n");
+    results.push_back(
+        {{"name", name},
+         {"unit", "ms"},
+         {"peers",
+          {{{"name", "pytorch"}, {"median", pt.median}, {"min", pt.min}, {"max", pt.max}}}}});
+  }
+  nlohmann::json doc{{"results", results}};
+  if (limits_on) doc["limits"] = limits_json;
+  if (!torch_config.is_null()) doc["pytorch_config"] = torch_config;
+  std::ofstream(out_path) << doc.dump(2) << "\n";
   std::cout << "wrote " << out_path << "\n";
   return 0;
 }

@@ -5,6 +5,10 @@
 #include <cstdlib>
 #include <new>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 #include "core/error.hpp"
 
 namespace strata {
@@ -94,8 +98,17 @@ class CpuAllocator final : public CachingAllocator {
 
  protected:
   void* system_allocate(std::size_t bytes) override {
-    // Size classes are multiples of 64, as aligned_alloc requires.
-    return std::aligned_alloc(64, bytes);
+    // Size classes are multiples of 64, as aligned_alloc requires. Large
+    // blocks are aligned to 2 MiB and asked to be backed by huge pages: one
+    // page fault per 2 MiB instead of per 4 KiB on first touch, and strided
+    // (transposed) walks stop missing the TLB.
+    constexpr std::size_t kHuge = std::size_t{2} << 20;
+    if (bytes < kHuge) return std::aligned_alloc(64, bytes);
+    void* p = std::aligned_alloc(kHuge, (bytes + kHuge - 1) / kHuge * kHuge);
+#if defined(MADV_HUGEPAGE)
+    if (p) madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+    return p;
   }
   void system_free(void* ptr, std::size_t) override { std::free(ptr); }
 };

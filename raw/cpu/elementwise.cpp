@@ -3,6 +3,7 @@
 // Contract: raw/ops.cpp has validated shapes and dtypes; `out` is written,
 // never read (except binary with out aliasing a, which reads before writing).
 // Signed integer arithmetic wraps (two's complement), as in NumPy and PyTorch.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <type_traits>
@@ -10,6 +11,7 @@
 #include "core/random.hpp"
 #include "raw/cpu/cpu_backend.hpp"
 #include "raw/cpu/loops.hpp"
+#include "raw/cpu/vmath.hpp"
 
 namespace strata::detail {
 namespace {
@@ -59,8 +61,62 @@ T nan_min(T a, T b) {
   return b < a ? b : a;
 }
 
+// The vmath function computing op, or -1 when op has none.
+int vmath_fn(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::exp:
+      return vmath::kExp;
+    case UnaryOp::log:
+      return vmath::kLog;
+    case UnaryOp::sin:
+      return vmath::kSin;
+    case UnaryOp::cos:
+      return vmath::kCos;
+    case UnaryOp::tanh:
+      return vmath::kTanh;
+    case UnaryOp::sqrt:
+      return vmath::kSqrt;
+    default:
+      return -1;
+  }
+}
+
+// out = f(x) with a vectorised contiguous kernel: unit-stride blocks go to it
+// directly, strided blocks (transposed, sliced, flipped, broadcast) through a
+// small buffer, gathered and scattered; the walk tiles transposed operands.
+template <class T, class Kernel>
+void vmath_map(Kernel kernel, const RawTensor& out, const RawTensor& x) {
+  T* ob = base_ptr<T>(out);
+  const T* xb = base_ptr<T>(x);
+  parallel_walk<2>(out.shape(), {&out.layout(), &x.layout()},
+                   [&](const auto& off, int64_t n, const auto& st) {
+                     T* o = ob + off[0];
+                     const T* p = xb + off[1];
+                     if (st[0] == 1 && st[1] == 1) return kernel(p, o, n);
+                     constexpr int64_t kBuf = 256;
+                     T buf[kBuf];
+                     for (int64_t i0 = 0; i0 < n; i0 += kBuf) {
+                       const int64_t m = std::min(kBuf, n - i0);
+                       for (int64_t i = 0; i < m; ++i) buf[i] = p[(i0 + i) * st[1]];
+                       if (st[0] == 1) {
+                         kernel(buf, o + i0, m);
+                       } else {
+                         kernel(buf, buf, m);
+                         for (int64_t i = 0; i < m; ++i) o[(i0 + i) * st[0]] = buf[i];
+                       }
+                     }
+                   });
+}
+
 template <class T>
 void unary_typed(UnaryOp op, const RawTensor& out, const RawTensor& x) {
+  if constexpr (std::is_floating_point_v<T>) {
+    const vmath::Kernels* k = vmath::best();
+    if (const int fn = vmath_fn(op); k && fn >= 0) {
+      if constexpr (std::is_same_v<T, float>) return vmath_map<T>(k->f32[fn], out, x);
+      if constexpr (std::is_same_v<T, double>) return vmath_map<T>(k->f64[fn], out, x);
+    }
+  }
   if constexpr (std::is_same_v<T, bool>) {
     if (op == UnaryOp::logical_not)
       return map<T, T>(

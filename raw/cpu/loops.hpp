@@ -2,6 +2,8 @@
 #pragma once
 /// Loop helpers shared by the CPU kernels: typed base pointers, the parallel
 /// strided walk, and value conversions with defined results for every input.
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -24,17 +26,93 @@ T* base_ptr(const RawTensor& t) {
   return static_cast<T*>(t.storage()->data());
 }
 
+/// Tile edge (elements) of the cache-blocked walk: a 64 x 64 tile of every
+/// operand stays in L1/L2 while it is read across its fast dimension.
+inline constexpr int64_t kTile = 64;
+
+/// If some operand walks its innermost plan dim with a wide stride while
+/// another dim is narrower for it (a transposed view into a row-major result),
+/// moves that dim next to the innermost one and returns true: the pair is then
+/// walked in kTile x kTile tiles. Otherwise leaves the plan alone.
+template <std::size_t N>
+bool prepare_tiles(StridedPlan<N>& p) {
+  const std::size_t r = p.shape.size();
+  if (r < 2 || p.shape[r - 1] < kTile / 4) return false;
+  auto mag = [](int64_t s) { return s < 0 ? -s : s; };
+  for (std::size_t k = 0; k < N; ++k) {
+    const int64_t inner = mag(p.strides[k][r - 1]);
+    if (inner <= 1) continue;
+    std::size_t best = r;
+    for (std::size_t d = 0; d + 1 < r; ++d) {
+      const int64_t sd = mag(p.strides[k][d]);
+      if (p.shape[d] >= kTile / 4 && sd != 0 && sd < inner &&
+          (best == r || sd < mag(p.strides[k][best]))) {
+        best = d;
+      }
+    }
+    if (best == r) continue;
+    // Rotate dim `best` to position r - 2; the walk order does not matter to
+    // elementwise kernels, which write each output element once.
+    auto rotate = [&](auto& v) {
+      auto x = v[best];
+      for (std::size_t d = best; d + 2 < r; ++d) v[d] = v[d + 1];
+      v[r - 2] = x;
+    };
+    rotate(p.shape);
+    for (std::size_t j = 0; j < N; ++j) rotate(p.strides[j]);
+    return true;
+  }
+  return false;
+}
+
+/// Walks a plan prepared by prepare_tiles in parallel tiles over its two inner
+/// dims; fn gets one block per tile row, like for_each_block.
+template <std::size_t N, class Fn>
+void walk_tiles(const StridedPlan<N>& p, Fn&& fn) {
+  const std::size_t r = p.shape.size();
+  const int64_t nb = p.shape[r - 2], na = p.shape[r - 1];
+  const int64_t tb = (nb + kTile - 1) / kTile, ta = (na + kTile - 1) / kTile;
+  const int64_t outer = p.numel / (nb * na);
+  std::array<int64_t, N> inner;
+  for (std::size_t k = 0; k < N; ++k) inner[k] = p.strides[k][r - 1];
+  parallel_for(0, outer * tb * ta, std::max<int64_t>(1, kGrain / (kTile * kTile)),
+               [&](int64_t lo, int64_t hi) {
+                 for (int64_t t = lo; t < hi; ++t) {
+                   int64_t o = t / (tb * ta);
+                   const int64_t ib = (t / ta) % tb, ia = t % ta;
+                   std::array<int64_t, N> base = p.offsets;
+                   for (std::size_t d = r - 2; d-- > 0;) {
+                     const int64_t i = o % p.shape[d];
+                     o /= p.shape[d];
+                     for (std::size_t k = 0; k < N; ++k) base[k] += i * p.strides[k][d];
+                   }
+                   const int64_t b0 = ib * kTile, b1 = std::min(nb, b0 + kTile);
+                   const int64_t a0 = ia * kTile, n = std::min(na, a0 + kTile) - a0;
+                   for (int64_t b = b0; b < b1; ++b) {
+                     std::array<int64_t, N> off;
+                     for (std::size_t k = 0; k < N; ++k) {
+                       off[k] = base[k] + b * p.strides[k][r - 2] + a0 * inner[k];
+                     }
+                     fn(off, n, inner);
+                   }
+                 }
+               });
+}
+
 /// Walks all operands (same shape) in parallel blocks: fn(offsets, n, strides).
+/// Operands read across their fast dimension are walked in cache tiles.
 template <std::size_t N, class Fn>
 void parallel_walk(const Shape& shape, const std::array<const Layout*, N>& layouts, Fn&& fn) {
-  const StridedPlan<N> plan = make_plan<N>(shape, layouts);
+  StridedPlan<N> plan = make_plan<N>(shape, layouts);
   if (plan.numel == 0) return;
+  if (plan.numel > kTile * kTile && prepare_tiles(plan)) return walk_tiles(plan, fn);
   parallel_for(0, plan.numel, kGrain,
                [&](int64_t lo, int64_t hi) { for_each_block(plan, lo, hi, fn); });
 }
 
-/// out[i] = f(ins[i]...) over tensors of one shape, with a unit-stride fast
-/// path the compiler can vectorise. TO and TI... are the element types.
+/// out[i] = f(ins[i]...) over tensors of one shape, with unit-stride and
+/// (for two inputs) broadcast-scalar fast paths the compiler can vectorise.
+/// TO and TI... are the element types.
 template <class TO, class... TI, class F, class... Ins>
 void map_into(TO* out_base, const Layout& out, F f,
               const std::pair<const TI*, const Layout*>&... ins) {
@@ -49,9 +127,23 @@ void map_into(TO* out_base, const Layout& out, F f,
       ((unit = unit && st[K + 1] == 1), ...);
       if (unit) {
         for (int64_t i = 0; i < n; ++i) o[i] = f(std::get<K>(p)[i]...);
-      } else {
-        for (int64_t i = 0; i < n; ++i) o[i * st[0]] = f(std::get<K>(p)[i * st[K + 1]]...);
+        return;
       }
+      if constexpr (sizeof...(TI) == 2) {
+        const auto* a = std::get<0>(p);
+        const auto* b = std::get<1>(p);
+        if (st[0] == 1 && st[1] == 1 && st[2] == 0) {
+          const auto bv = *b;
+          for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], bv);
+          return;
+        }
+        if (st[0] == 1 && st[1] == 0 && st[2] == 1) {
+          const auto av = *a;
+          for (int64_t i = 0; i < n; ++i) o[i] = f(av, b[i]);
+          return;
+        }
+      }
+      for (int64_t i = 0; i < n; ++i) o[i * st[0]] = f(std::get<K>(p)[i * st[K + 1]]...);
     }
     (std::index_sequence_for<TI...>{});
   });

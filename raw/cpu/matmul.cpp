@@ -2,12 +2,18 @@
 // CPU matmul: out[b, m, n] = sum_k a[b, m, k] * b[b, k, n].
 //
 // `a` and `b` arrive expanded to out's batch dims (zero strides where a batch
-// dim is broadcast); `out` is contiguous. Float matrices go to Eigen's GEMM
-// (header-only, vectorised, cache-blocked) through Maps whose storage order
-// and leading dimension come from the strides: a row-major, column-major,
-// transposed or column-sliced operand is read in place. Only a matrix whose
+// dim is broadcast); `out` is contiguous. Each operand's storage order and
+// leading dimension come from its strides, so a row-major, column-major,
+// transposed or column-sliced operand is read in place; only a matrix whose
 // strides a GEMM cannot express (both strides non-unit, negative or zero) is
-// packed into a scratch buffer first. Integers use a plain triple loop.
+// packed into a scratch buffer first. Every batch is read at its own offset,
+// so batches (uniform batch strides or not) are never copied either.
+//
+// f32 products of at least kDnnlMinFlops go to oneDNN's sgemm (JIT kernels
+// for the CPU's instruction set; docs/PERFORMANCE.md has the measurements
+// that chose it), called single-threaded: strata's pool splits the work.
+// Smaller f32 products and f64 go to Eigen's GEMM through Maps (no call
+// overhead beyond the product itself). Integers use a plain triple loop.
 // Threads split the batch, or the columns (rows) of one large product.
 #include <Eigen/Core>
 #include <algorithm>
@@ -17,8 +23,16 @@
 #include "raw/cpu/cpu_backend.hpp"
 #include "raw/cpu/loops.hpp"
 
+#if defined(STRATA_HAVE_DNNL)
+#include <oneapi/dnnl/dnnl.h>
+extern "C" void omp_set_num_threads(int);  // libgomp, oneDNN's runtime
+#endif
+
 namespace strata::detail {
 namespace {
+
+// Below this many multiply-adds Eigen's inlined kernels beat a library call.
+constexpr double kDnnlMinFlops = 48.0 * 48.0 * 48.0;
 
 /// One matrix operand: pointer to element (0, 0), rows, cols and how to read it.
 template <class T>
@@ -62,11 +76,39 @@ template <class T>
 using OutMap = Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>, 0,
                           Eigen::OuterStride<>>;
 
-/// c[rows r0..r1, cols c0..c1] = a[r0..r1, :] * b[:, c0..c1] with Eigen.
+#if defined(STRATA_HAVE_DNNL)
+/// c[r0..r1, c0..c1] = a[r0..r1, :] * b[:, c0..c1] with oneDNN's row-major
+/// sgemm on this thread only. A column-major operand is the transpose of a
+/// row-major one with the same leading dimension.
+void dnnl_block(const Mat<float>& a, const Mat<float>& b, float* c, int64_t ldc, int64_t r0,
+                int64_t r1, int64_t c0, int64_t c1) {
+  thread_local bool single = (omp_set_num_threads(1), true);
+  (void)single;
+  const int64_t k = a.cols;
+  const float* pa = a.data + (a.row_major ? r0 * a.ld : r0);
+  const float* pb = b.data + (b.row_major ? c0 : c0 * b.ld);
+  const dnnl_status_t st =
+      dnnl_sgemm(a.row_major ? 'N' : 'T', b.row_major ? 'N' : 'T', r1 - r0, c1 - c0, k, 1.0f, pa,
+                 a.ld, pb, b.ld, 0.0f, c + r0 * ldc + c0, ldc);
+  if (st != dnnl_success) {
+    fail<ValueError>("matmul", "oneDNN sgemm failed (status ", int(st), ") for a [", r1 - r0, ", ",
+                     k, "] x [", k, ", ", c1 - c0, "] block");
+  }
+}
+#endif
+
+/// c[rows r0..r1, cols c0..c1] = a[r0..r1, :] * b[:, c0..c1].
 template <class T>
 void gemm_block(const Mat<T>& a, const Mat<T>& b, T* c, int64_t ldc, int64_t r0, int64_t r1,
                 int64_t c0, int64_t c1) {
   const int64_t k = a.cols;
+#if defined(STRATA_HAVE_DNNL)
+  if constexpr (std::is_same_v<T, float>) {
+    if (k > 0 && double(r1 - r0) * double(c1 - c0) * double(k) >= kDnnlMinFlops) {
+      return dnnl_block(a, b, c, ldc, r0, r1, c0, c1);
+    }
+  }
+#endif
   OutMap<T> C(c + r0 * ldc + c0, r1 - r0, c1 - c0, Eigen::OuterStride<>(ldc));
   auto with_a = [&](const auto& A) {
     auto with_b = [&](const auto& B) {

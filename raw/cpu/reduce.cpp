@@ -22,6 +22,7 @@
 
 #include "raw/cpu/cpu_backend.hpp"
 #include "raw/cpu/loops.hpp"
+#include "raw/cpu/vmath.hpp"
 
 namespace strata::detail {
 namespace {
@@ -208,9 +209,76 @@ void reduce_columns(const RawTensor& out, const RawTensor& x, const Split& s) {
   for (int64_t o = 0; o < s.O; ++o) ob[o] = R::finish(acc[std::size_t(o)]);
 }
 
+// The single unit-stride run a layout's positions form, if they form one.
+bool unit_run(const Layout& l) {
+  const StridedPlan<1> p = make_plan<1>(l.shape, {&l});
+  return p.shape.size() == 1 && (p.strides[0][0] == 1 || p.shape[0] == 1);
+}
+
+// Float sums with vectorised blocked kernels (vmath::sum, vmath::sum_columns):
+//   reduced positions one contiguous run: each output sums its run, long runs
+//     in fixed chunks combined in order (sum over the last axis, or all);
+//   kept positions one contiguous run: column sums, threads owning column
+//     ranges (sum over the first axis).
+// Returns false (nothing written) for other layouts.
+template <class T>
+bool fast_sum(const RawTensor& out, const RawTensor& x, const Split& s) {
+  const T* xb = base_ptr<T>(x);
+  T* ob = base_ptr<T>(out) + out.offset();
+  if (unit_run(s.reduced)) {
+    const Layout dense = Layout::contiguous(s.kept.shape);
+    const StridedPlan<2> outer = make_plan<2>(s.kept.shape, {&dense, &s.kept});
+    std::vector<int64_t> starts(std::size_t(s.O));
+    for_each_block(outer, 0, s.O, [&](const auto& off, int64_t n, const auto& st) {
+      for (int64_t i = 0; i < n; ++i) starts[std::size_t(off[0] + i * st[0])] = off[1] + i * st[1];
+    });
+    const int64_t chunks = (s.R + kChunk - 1) / kChunk;
+    if (chunks == 1) {
+      parallel_for(0, s.O, std::max<int64_t>(1, kGrain / std::max<int64_t>(s.R, 1)),
+                   [&](int64_t lo, int64_t hi) {
+                     for (int64_t o = lo; o < hi; ++o) {
+                       ob[o] = T(vmath::sum(xb + starts[std::size_t(o)], s.R));
+                     }
+                   });
+      return true;
+    }
+    std::vector<double> partial(std::size_t(s.O * chunks));
+    parallel_for(0, s.O * chunks, 1, [&](int64_t lo, int64_t hi) {
+      for (int64_t t = lo; t < hi; ++t) {
+        const int64_t o = t / chunks, c = t % chunks;
+        const int64_t b = c * kChunk, e = std::min(s.R, b + kChunk);
+        partial[std::size_t(t)] = vmath::sum(xb + starts[std::size_t(o)] + b, e - b);
+      }
+    });
+    for (int64_t o = 0; o < s.O; ++o) {
+      double acc = 0;
+      for (int64_t c = 0; c < chunks; ++c) acc += partial[std::size_t(o * chunks + c)];
+      ob[o] = T(acc);
+    }
+    return true;
+  }
+  if (s.O > 1 && unit_run(s.kept)) {
+    const StridedPlan<1> inner = make_plan<1>(s.reduced.shape, {&s.reduced});
+    std::vector<double> acc(std::size_t(s.O), 0.0);
+    parallel_for(0, s.O, std::max<int64_t>(64, kGrain / std::max<int64_t>(s.R, 1)),
+                 [&](int64_t lo, int64_t hi) {
+                   for_each_block(inner, 0, s.R, [&](const auto& off, int64_t n, const auto& st) {
+                     vmath::sum_columns(xb + s.kept.offset + off[0] + lo, n, st[0], hi - lo,
+                                        acc.data() + lo);
+                   });
+                 });
+    for (int64_t o = 0; o < s.O; ++o) ob[o] = T(acc[std::size_t(o)]);
+    return true;
+  }
+  return false;
+}
+
 template <class R, class T>
 void run(const RawTensor& out, const RawTensor& x, const Shape& axes) {
   const Split s = split_axes(x, axes);
+  if constexpr (std::is_same_v<R, SumR<T>> && std::is_floating_point_v<T>) {
+    if (s.R > 0 && fast_sum<T>(out, x, s)) return;
+  }
   // Columns pay off when every reduced stride is wider than some kept stride.
   if (s.O > 1 && s.R > 1 && min_abs_stride(s.reduced) > min_abs_stride(s.kept)) {
     reduce_columns<R, T>(out, x, s);

@@ -1,0 +1,214 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""The PyTorch peer: strata_bench's workloads, same names, timed in PyTorch.
+
+Run by strata_bench (make bench) with Debian's python3-torch, which installs
+for /usr/bin/python3. Configured at PyTorch's best on this machine, 2 threads:
+OMP_WAIT_POLICY=PASSIVE (its OpenMP pool must not spin while its BLAS's own
+threads work), OPENBLAS_CORETYPE=SkylakeX and ATEN_CPU_CAPABILITY=avx512 on a
+CPU with AVX-512 (OpenBLAS 0.3.21 does not recognise recent Xeons and falls
+back to SSE3 kernels; Debian's torch 1.13 defaults to its AVX2 kernels). All
+must be set before torch loads, so this script sets them first.
+
+  peers_torch.py --out FILE [--filter SUBSTRING] [--reps N]
+
+Writes {"config": ..., "results": [{"name", "median", "min", "max", "reps"}]}
+with times in milliseconds. Results are new tensors, as a user gets them.
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+
+
+def cpu_has_avx512():
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = f.read()
+        return all(x in flags for x in ("avx512f", "avx512bw", "avx512vl", "avx512dq"))
+    except OSError:
+        return False
+
+
+os.environ.setdefault("OMP_NUM_THREADS", "2")
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "2")
+if cpu_has_avx512():
+    os.environ.setdefault("OPENBLAS_CORETYPE", "SkylakeX")
+    os.environ.setdefault("ATEN_CPU_CAPABILITY", "avx512")
+
+try:
+    import torch
+except ImportError as e:  # strata_bench prints this and leaves the column empty
+    print(f"pytorch peer skipped: {e} (apt-get install python3-torch)")
+    sys.exit(3)
+
+torch.set_num_threads(2)
+AF = torch.autograd.functional
+
+
+def timed(body, reps, warmup=1):
+    for _ in range(warmup):
+        body()
+    ts = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        body()
+        ts.append((time.perf_counter() - t0) * 1e3)
+    return ts
+
+
+def raw_workloads():
+    n4 = 4096
+    for n in (256, 1024, 2048):
+        def mm(n=n, bt=False):
+            g = torch.Generator().manual_seed(1)
+            a = torch.randn(n, n, generator=g)
+            b = torch.randn(n, n, generator=g)
+            if bt:
+                b = b.t()
+            return lambda: torch.mm(a, b)
+        yield f"matmul_f32_n{n}", mm
+        yield f"matmul_f32_bt_n{n}", lambda n=n: mm(n, True)
+
+    def unary(transposed):
+        x = torch.randn(n4, n4)
+        if transposed:
+            x = x.t()
+        # A row-major result (torch.exp of a transposed view would return a
+        # transposed result and skip the transposition the workload measures).
+        return lambda: torch.exp(x, out=torch.empty(n4, n4))
+
+    def add(transposed):
+        x, y = torch.randn(n4, n4), torch.randn(n4, n4)
+        if transposed:
+            x = x.t()
+        return lambda: torch.add(x, y, out=torch.empty(n4, n4))
+
+    yield "exp_f32_4096x4096", lambda: unary(False)
+    yield "exp_f32_4096x4096_t", lambda: unary(True)
+    yield "add_f32_4096x4096", lambda: add(False)
+    yield "add_f32_4096x4096_t", lambda: add(True)
+
+    def sums(dim):
+        x = torch.randn(n4, n4)
+        return (lambda: x.sum()) if dim is None else (lambda: x.sum(dim))
+
+    yield "sum_axis1_f32_4096x4096", lambda: sums(1)
+    yield "sum_axis0_f32_4096x4096", lambda: sums(0)
+    yield "sum_all_f32_4096x4096", lambda: sums(None)
+
+
+def nn_workloads():
+    def mlp():
+        g = torch.Generator().manual_seed(7)
+        dims = [784, 256, 256, 10]
+        params = []
+        for i in range(3):
+            w = (torch.randn(dims[i], dims[i + 1], generator=g) / dims[i] ** 0.5).requires_grad_()
+            b = torch.zeros(dims[i + 1], requires_grad=True)
+            params += [w, b]
+        x = torch.randn(128, 784, generator=g)
+        y = torch.randint(0, 10, (128,), generator=g)
+
+        def step():
+            h = x
+            for i in range(3):
+                h = h @ params[2 * i] + params[2 * i + 1]
+                if i < 2:
+                    h = torch.relu(h)
+            loss = torch.nn.functional.cross_entropy(h, y)
+            for p in params:
+                p.grad = None
+            loss.backward()
+            with torch.no_grad():
+                for p in params:
+                    p -= 0.01 * p.grad
+
+        return step
+
+    yield "mlp_train_step_b128", mlp, 200, 20
+
+    def gather(backward):
+        g = torch.Generator().manual_seed(9)
+        x = torch.randn(1_000_000, 64, generator=g)
+        idx = torch.randint(0, 1_000_000, (100_000,), generator=g)
+        if not backward:
+            return lambda: torch.index_select(x, 0, idx)
+        x.requires_grad_()
+        r = torch.randn(100_000, 64, generator=g)
+
+        def step():
+            x.grad = None
+            (torch.index_select(x, 0, idx) * r).sum().backward()
+
+        return step
+
+    yield "gather_fwd_1e6x64_1e5", lambda: gather(False), 10, 1
+    yield "gather_fwdbwd_1e6x64_1e5", lambda: gather(True), 10, 1
+
+
+def ad_workloads():
+    # The definitions of bench/workloads_ad.cpp.
+    for n in (16, 64, 256):
+        def hess(n=n):
+            W = torch.randn(n, n, dtype=torch.float64) / n ** 0.5
+            x = torch.randn(n, dtype=torch.float64)
+
+            def f(x):
+                t = torch.tanh(W @ x)
+                return (t * t).sum() + 0.5 * (x * x).sum()
+
+            return lambda: AF.hessian(f, x)
+
+        yield f"hessian_f64_n{n}", hess, 10, 1
+    for forward in (True, False):
+        for n in (64, 256):
+            def jac(n=n, forward=forward):
+                W1 = torch.randn(n, n) / n ** 0.5
+                W2 = torch.randn(n, n) / n ** 0.5
+                x = torch.randn(n)
+
+                def g(x):
+                    return torch.tanh(W2 @ torch.tanh(W1 @ x))
+
+                if forward:
+                    return lambda: AF.jacobian(g, x, vectorize=True, strategy="forward-mode")
+                return lambda: AF.jacobian(g, x)
+
+            yield f"{'jacfwd' if forward else 'jacrev'}_f32_n{n}", jac, 10, 1
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--filter", default="")
+    ap.add_argument("--reps", type=int, default=10)
+    args = ap.parse_args()
+    rows = []
+    work = [(name, make, args.reps, 1) for name, make in raw_workloads()]
+    work += list(nn_workloads()) + list(ad_workloads())
+    for name, make, reps, warmup in work:
+        if args.filter and args.filter not in name:
+            continue
+        reps = max(reps, args.reps) if name.startswith("mlp") else args.reps
+        ts = timed(make(), reps, warmup)
+        rows.append({"name": name, "median": statistics.median(ts), "min": min(ts),
+                     "max": max(ts), "reps": reps})
+    config = {
+        "torch": torch.__version__,
+        "threads": torch.get_num_threads(),
+        "env": {k: os.environ.get(k, "") for k in
+                ("OMP_NUM_THREADS", "OMP_WAIT_POLICY", "OPENBLAS_CORETYPE", "ATEN_CPU_CAPABILITY")},
+        "cpu_capability": torch.backends.cpu.get_cpu_capability()
+        if hasattr(torch.backends, "cpu") and hasattr(torch.backends.cpu, "get_cpu_capability")
+        else "",
+    }
+    with open(args.out, "w") as f:
+        json.dump({"config": config, "results": rows}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// Vectorised math over contiguous arrays: the transcendental functions
+/// (SLEEF, 1-ULP variants) and sqrt, compiled once per x86 instruction set in
+/// vmath_<isa>.cpp and chosen at run time for the CPU the program runs on, so
+/// one build is fast on an AVX-512 server and still runs on any x86-64 CPU.
+/// Plus the summation kernels the reductions use.
+#include <cstdint>
+
+namespace strata::detail::vmath {
+
+/// The functions, in the order of Kernels' tables.
+enum Fn : int { kExp, kLog, kSin, kCos, kTanh, kSqrt, kFnCount };
+
+/// y[i] = f(x[i]) for i < n; x and y may be the same array.
+using KernelF32 = void (*)(const float* x, float* y, int64_t n);
+using KernelF64 = void (*)(const double* x, double* y, int64_t n);
+
+/// The instruction sets with their own build of the kernels.
+enum class Isa : int { sse2, avx2, avx512 };
+
+struct Kernels {
+  Isa isa;
+  KernelF32 f32[kFnCount];
+  KernelF64 f64[kFnCount];
+};
+
+/// The kernels for `isa`, or nullptr when this CPU (or this build) lacks it.
+const Kernels* kernels_for(Isa isa);
+/// The fastest kernels this CPU runs (nullptr off x86-64, where callers use
+/// the scalar std:: functions); STRATA_ISA=sse2|avx2|avx512 caps the choice.
+const Kernels* best();
+/// "sse2", "avx2" or "avx512".
+const char* isa_name(Isa isa);
+
+/// Blocked sums of contiguous arrays: lanes of partial sums over blocks of at
+/// most 1024 elements, block sums added in double. The f32 sum of 2^24 ones is
+/// exact; rounding error grows with the block size, not with n.
+double sum(const float* x, int64_t n);
+double sum(const double* x, int64_t n);
+/// acc[j] += sum over r < rows of x[r * ld + j], for j < cols (column sums of a
+/// row-major block, blocked over rows the same way).
+void sum_columns(const float* x, int64_t rows, int64_t ld, int64_t cols, double* acc);
+void sum_columns(const double* x, int64_t rows, int64_t ld, int64_t cols, double* acc);
+
+}  // namespace strata::detail::vmath

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The body of one vmath_<isa>.cpp: included once per instruction set, after
+// the including file has defined, for its vector width,
+//   VF, VD          the f32 and f64 vector types,
+//   kLanesF, kLanesD their lane counts,
+//   loadf/storef, loadd/stored  unaligned loads and stores,
+//   sqrtf_v/sqrtd_v hardware square roots,
+// and the SLEEF function names through SLEEF_F(name) and SLEEF_D(name).
+// Only builtins and SLEEF are used here: no inline library code whose
+// ISA-specific instantiation another translation unit could pick up.
+#include <cstdint>
+#include <cstring>
+
+#include "raw/cpu/vmath.hpp"
+
+namespace strata::detail::vmath {
+namespace ISA_NS {
+
+template <VF (*F)(VF)>
+void run_f32(const float* x, float* y, int64_t n) {
+  int64_t i = 0;
+  for (; i + kLanesF <= n; i += kLanesF) storef(y + i, F(loadf(x + i)));
+  if (i < n) {
+    // The tail through a padded buffer: lanes past n compute f(1), unused.
+    float buf[kLanesF];
+    for (int k = 0; k < kLanesF; ++k) buf[k] = 1.0f;
+    std::memcpy(buf, x + i, std::size_t(n - i) * sizeof(float));
+    storef(buf, F(loadf(buf)));
+    std::memcpy(y + i, buf, std::size_t(n - i) * sizeof(float));
+  }
+}
+
+template <VD (*F)(VD)>
+void run_f64(const double* x, double* y, int64_t n) {
+  int64_t i = 0;
+  for (; i + kLanesD <= n; i += kLanesD) stored(y + i, F(loadd(x + i)));
+  if (i < n) {
+    double buf[kLanesD];
+    for (int k = 0; k < kLanesD; ++k) buf[k] = 1.0;
+    std::memcpy(buf, x + i, std::size_t(n - i) * sizeof(double));
+    stored(buf, F(loadd(buf)));
+    std::memcpy(y + i, buf, std::size_t(n - i) * sizeof(double));
+  }
+}
+
+// Plain C++ wrappers, usable as template arguments.
+#define STRATA_VMATH_WRAP(name)                              \
+  inline VF name##_f(VF v) { return SLEEF_F(name, u10)(v); } \
+  inline VD name##_d(VD v) { return SLEEF_D(name, u10)(v); }
+STRATA_VMATH_WRAP(exp)
+STRATA_VMATH_WRAP(log)
+STRATA_VMATH_WRAP(sin)
+STRATA_VMATH_WRAP(cos)
+STRATA_VMATH_WRAP(tanh)
+#undef STRATA_VMATH_WRAP
+inline VF sqrt_f(VF v) { return sqrtf_v(v); }
+inline VD sqrt_d(VD v) { return sqrtd_v(v); }
+
+extern const Kernels kKernels;
+const Kernels kKernels = {
+    ISA_ENUM,
+    {run_f32<exp_f>, run_f32<log_f>, run_f32<sin_f>, run_f32<cos_f>, run_f32<tanh_f>,
+     run_f32<sqrt_f>},
+    {run_f64<exp_d>, run_f64<log_d>, run_f64<sin_d>, run_f64<cos_d>, run_f64<tanh_d>,
+     run_f64<sqrt_d>},
+};
+
+}  // namespace ISA_NS
+}  // namespace strata::detail::vmath

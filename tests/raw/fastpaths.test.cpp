@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: MIT
+// The CPU backend's fast paths against naive loops in double precision:
+// tiled walks of transposed operands (tile edges, odd sizes, rank 3),
+// broadcast-scalar and negative-stride operands, thread-threshold boundaries
+// (same bits on 1 and 2 threads), float sums (exactness and accuracy on every
+// axis), matmul with column-sliced, transposed and batched operands (uniform
+// and non-uniform batch strides) on both sides of the oneDNN size threshold,
+// and the caching allocator in a loop of same-shaped ops.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "support/elementwise_ref.hpp"
+
+namespace st = strata;
+namespace tt = strata::testing;
+namespace raw = strata::raw;
+using st::BinaryOp;
+using st::RawTensor;
+using st::Shape;
+using st::UnaryOp;
+using Idx = std::vector<int64_t>;
+
+namespace {
+
+std::vector<float> host_f32(const RawTensor& t) {
+  std::vector<float> v(std::size_t(t.numel()));
+  raw::to_host(t, v.data());
+  return v;
+}
+
+/// Restores the thread count when a test ends.
+struct Threads {
+  int saved = st::num_threads();
+  ~Threads() { st::set_num_threads(saved); }
+};
+
+}  // namespace
+
+TEST_CASE("transposed operands walk in tiles and match the reference", "[raw]") {
+  for (st::DType t : {st::f32, st::f64}) {
+    for (const Shape& s : {Shape{130, 70}, Shape{64, 64}, Shape{65, 129}, Shape{200, 3}}) {
+      const RawTensor base = raw::normal({s[1], s[0]}, 3, t);
+      const RawTensor xt = base.transpose(0, 1);  // strides (1, s[0])
+      const RawTensor y = raw::normal(s, 4, t);
+      INFO(tt::dname(t) << " shape " << s);
+      CHECK(tt::first_mismatch(raw::unary(UnaryOp::exp, xt), s, t,
+                               [&](const Idx& i) { return std::exp(tt::get(xt, i)); }) == "");
+      CHECK(tt::first_mismatch(raw::binary(BinaryOp::add, xt, y), s, t,
+                               [&](const Idx& i) { return tt::get(xt, i) + tt::get(y, i); }) == "");
+      CHECK(tt::first_mismatch(raw::binary(BinaryOp::sub, y, xt.flip(0)), s, t, [&](const Idx& i) {
+              return tt::get(y, i) - tt::get(xt.flip(0), i);
+            }) == "");
+      CHECK(tt::first_mismatch(raw::contiguous(xt), s, t,
+                               [&](const Idx& i) { return tt::get(xt, i); }) == "");
+    }
+    // Rank 3, the fast dim of x in the middle of the result's.
+    const RawTensor b3 = raw::normal({5, 90, 70}, 5, t);
+    const RawTensor x3 = b3.permute({0, 2, 1});  // [5, 70, 90]
+    CHECK(tt::first_mismatch(raw::unary(UnaryOp::sin, x3), x3.shape(), t,
+                             [&](const Idx& i) { return std::sin(tt::get(x3, i)); }) == "");
+    const RawTensor y3 = raw::normal({70, 5, 90}, 6, t).permute({1, 0, 2});
+    CHECK(tt::first_mismatch(raw::binary(BinaryOp::mul, x3, y3), x3.shape(), t,
+                             [&](const Idx& i) { return tt::get(x3, i) * tt::get(y3, i); }) == "");
+  }
+}
+
+TEST_CASE("broadcast-scalar and negative-stride operands take their fast paths correctly",
+          "[raw]") {
+  for (st::DType t : {st::f32, st::f64, st::i32, st::i64}) {
+    const RawTensor x = raw::normal({300, 257}, 7, st::f64);
+    const RawTensor xs =
+        st::is_floating(t)
+            ? raw::cast(x, t)
+            : raw::cast(raw::binary(BinaryOp::mul, x, raw::full(x.shape(), 10, st::f64)), t);
+    const RawTensor s = raw::full({1, 1}, 3, t).expand({300, 257});
+    for (BinaryOp op : {BinaryOp::add, BinaryOp::sub, BinaryOp::mul, BinaryOp::maximum}) {
+      auto f = [&](double a, double b) {
+        switch (op) {
+          case BinaryOp::add:
+            return a + b;
+          case BinaryOp::sub:
+            return a - b;
+          case BinaryOp::mul:
+            return a * b;
+          default:
+            return a < b ? b : a;
+        }
+      };
+      for (const RawTensor& a : {xs, xs.flip(1)}) {
+        INFO(tt::dname(t) << " op " << st::op_name(op) << " strides " << a.strides());
+        CHECK(tt::first_mismatch(raw::binary(op, a, s), a.shape(), t,
+                                 [&](const Idx& i) { return f(tt::get(a, i), 3.0); }) == "");
+        CHECK(tt::first_mismatch(raw::binary(op, s, a), a.shape(), t,
+                                 [&](const Idx& i) { return f(3.0, tt::get(a, i)); }) == "");
+      }
+    }
+  }
+  const RawTensor x = raw::normal({1000}, 8, st::f32).flip(0);
+  CHECK(tt::first_mismatch(raw::unary(UnaryOp::tanh, x), x.shape(), st::f32,
+                           [&](const Idx& i) { return std::tanh(tt::get(x, i)); }) == "");
+  const RawTensor c = raw::full({1}, 0.25, st::f32).expand({5000});
+  CHECK(tt::first_mismatch(raw::unary(UnaryOp::log, c), c.shape(), st::f32,
+                           [&](const Idx&) { return std::log(0.25); }) == "");
+}
+
+TEST_CASE("results are the same bits on 1 and 2 threads around the parallel threshold", "[raw]") {
+  Threads restore;
+  const int64_t grain = int64_t{1} << 15;
+  for (int64_t n : {grain - 1, grain, grain + 1, 2 * grain + 3, int64_t{1} << 20}) {
+    const RawTensor x = raw::normal({n}, 9, st::f32);
+    const RawTensor y = raw::normal({n}, 10, st::f32);
+    std::vector<std::vector<float>> got[2];
+    for (int threads : {1, 2}) {
+      st::set_num_threads(threads);
+      auto& g = got[threads - 1];
+      g.push_back(host_f32(raw::unary(UnaryOp::exp, x)));
+      g.push_back(host_f32(raw::binary(BinaryOp::add, x, y)));
+      g.push_back(host_f32(raw::reduce(st::ReduceOp::sum, x, {0})));
+      g.push_back(host_f32(
+          raw::reduce(st::ReduceOp::sum, raw::reshape(x.slice(0, 0, n / 3 * 3), {n / 3, 3}), {0})));
+    }
+    INFO("n = " << n);
+    CHECK(got[0] == got[1]);
+    const std::vector<float> e = got[0][0];
+    const std::vector<float> xv = host_f32(x);
+    bool ok = true;
+    for (std::size_t i = 0; i < e.size(); ++i) {
+      ok = ok && tt::same_value(e[i], double(float(std::exp(double(xv[i])))), 1e-6);
+    }
+    CHECK(ok);
+  }
+}
+
+TEST_CASE("float sums are exact on ones and accurate on normals over every axis", "[raw]") {
+  const RawTensor ones = raw::full({int64_t{1} << 24}, 1.0, st::f32);
+  CHECK(host_f32(raw::reduce(st::ReduceOp::sum, ones, {0}))[0] == 16777216.0f);
+  const RawTensor ones2 = raw::full({4096, 4096}, 1.0, st::f32);
+  CHECK(host_f32(raw::reduce(st::ReduceOp::sum, ones2, {0, 1}))[0] == 16777216.0f);
+
+  const int64_t n = 10'000'000;
+  const RawTensor x = raw::normal({n}, 11, st::f32);
+  const std::vector<float> xv = host_f32(x);
+  double exact = 0;
+  for (float v : xv) exact += double(v);
+  const double got = host_f32(raw::reduce(st::ReduceOp::sum, x, {0}))[0];
+  INFO("sum " << got << " vs f64 " << exact);
+  CHECK(std::fabs(got - exact) <= 1e-5 * std::fabs(exact));
+
+  // Axis 0, axis 1 and all of a matrix, contiguous and transposed, vs double loops.
+  const int64_t r = 1000, c = 777;
+  const RawTensor m = raw::reshape(raw::normal({r * c}, 12, st::f32), {r, c});
+  for (const RawTensor& a : {m, m.transpose(0, 1)}) {
+    const int64_t R = a.shape()[0], C = a.shape()[1];
+    std::vector<double> rows(std::size_t(R), 0.0), cols(std::size_t(C), 0.0);
+    double all = 0;
+    for (int64_t i = 0; i < R; ++i) {
+      for (int64_t j = 0; j < C; ++j) {
+        const double v = tt::get(a, {i, j});
+        rows[std::size_t(i)] += v, cols[std::size_t(j)] += v, all += v;
+      }
+    }
+    const auto s1 = host_f32(raw::reduce(st::ReduceOp::sum, a, {1}));
+    const auto s0 = host_f32(raw::reduce(st::ReduceOp::sum, a, {0}));
+    const auto sa = host_f32(raw::reduce(st::ReduceOp::sum, a, {0, 1}));
+    double worst = 0;
+    for (int64_t i = 0; i < R; ++i)
+      worst = std::max(worst, std::fabs(s1[std::size_t(i)] - rows[std::size_t(i)]));
+    for (int64_t j = 0; j < C; ++j)
+      worst = std::max(worst, std::fabs(s0[std::size_t(j)] - cols[std::size_t(j)]));
+    INFO("strides " << a.strides());
+    CHECK(worst < 1e-3);
+    CHECK(std::fabs(sa[0] - all) < 1e-2);
+  }
+}
+
+namespace {
+
+/// "" when matmul(a, b) matches a double loop within a tolerance scaled by
+/// sum |a_ip * b_pj| (the rounding a float dot product can accumulate).
+std::string check_matmul(const RawTensor& a, const RawTensor& b) {
+  const RawTensor c = raw::matmul(a, b);
+  const int64_t nd = c.ndim(), k = a.shape()[nd - 1];
+  const double rel = c.dtype() == st::f32 ? 1e-5 : 1e-13;
+  std::string bad;
+  tt::for_each_index(c.shape(), [&](const Idx& i) {
+    if (!bad.empty()) return;
+    double s = 0, mag = 0;
+    Idx ia = i, ib = i;
+    for (int64_t p = 0; p < k; ++p) {
+      ia[std::size_t(nd - 1)] = p;
+      ib[std::size_t(nd - 2)] = p;
+      s += tt::get(a, ia) * tt::get(b, ib);
+      mag += std::fabs(tt::get(a, ia) * tt::get(b, ib));
+    }
+    const double g = tt::get(c, i);
+    if (!(std::fabs(g - s) <= rel * mag)) {
+      bad = "at " + tt::index_str(i) + ": got " + std::to_string(g) + ", expected " +
+            std::to_string(s);
+    }
+  });
+  return bad;
+}
+
+}  // namespace
+
+TEST_CASE("matmul reads sliced, transposed and batched operands in place", "[raw]") {
+  for (st::DType t : {st::f32, st::f64}) {
+    for (int64_t n : {7, 70}) {  // below and above the oneDNN threshold
+      const int64_t m = n + 3, k = n + 5;
+      INFO(tt::dname(t) << " n " << n);
+      const RawTensor a = raw::normal({m, k}, 20, t), b = raw::normal({k, n}, 21, t);
+      CHECK(check_matmul(a, b) == "");
+      const RawTensor wide = raw::normal({m, 2 * k + 1}, 22, t);
+      const RawTensor a_cols = wide.slice(1, 1, k + 1);  // column-sliced: row stride 2k+1
+      CHECK(check_matmul(a_cols, b) == "");
+      const RawTensor bt = raw::normal({n, k}, 23, t).transpose(0, 1);
+      CHECK(check_matmul(a, bt) == "");
+      CHECK(check_matmul(raw::normal({k, m}, 24, t).transpose(0, 1), bt) == "");
+      const RawTensor b_cols = raw::normal({k, 3 * n}, 25, t).slice(1, n, 2 * n);
+      CHECK(check_matmul(a_cols, b_cols) == "");
+      // Batched, uniform batch strides (contiguous) and non-uniform ones (a
+      // permuted, sliced base: the batch dims do not merge).
+      const RawTensor ab = raw::normal({2, 3, m, k}, 26, t);
+      const RawTensor bb = raw::normal({2, 3, k, n}, 27, t);
+      CHECK(check_matmul(ab, bb) == "");
+      const RawTensor ab2 =
+          raw::normal({3, 4, m, k}, 28, t).permute({1, 0, 2, 3}).slice(0, 0, 4, 2);
+      const RawTensor bb2 = raw::normal({3, 2, n, k}, 29, t).permute({1, 0, 3, 2});
+      CHECK(check_matmul(ab2, bb2) == "");
+      // A broadcast batch (zero stride) on one side.
+      const RawTensor b1 = raw::normal({1, 1, k, n}, 30, t).expand({2, 3, k, n});
+      CHECK(check_matmul(ab, b1) == "");
+    }
+  }
+}
+
+TEST_CASE("a loop of same-shaped ops stops calling the system allocator", "[raw]") {
+  const RawTensor x = raw::normal({512, 300}, 31, st::f32);
+  const RawTensor w = raw::normal({300, 200}, 32, st::f32);
+  auto step = [&] {
+    const RawTensor h = raw::unary(UnaryOp::tanh, raw::matmul(x, w));
+    const RawTensor y =
+        raw::binary(BinaryOp::add, h, raw::unary(UnaryOp::exp, h.transpose(0, 1)).transpose(0, 1));
+    return raw::reduce(st::ReduceOp::sum, y, {0});
+  };
+  step();  // the first iteration fills the free lists
+  const st::AllocatorStats before = st::cpu_allocator().stats();
+  for (int i = 0; i < 20; ++i) step();
+  const st::AllocatorStats after = st::cpu_allocator().stats();
+  CHECK(after.from_system == before.from_system);
+  CHECK(after.from_cache >= before.from_cache + 20 * 5);
+}
