@@ -242,6 +242,12 @@ int main(int argc, char** argv) {
       row["us_per_op"] = us_per_op;
       std::printf(" %.3f us/op", us_per_op);
     }
+    // Peers of this workload only (a copy of the same bytes, a hand-written loop, ...).
+    for (const auto& [name, pt] : peer_t) {
+      if (std::find(peer_names.begin(), peer_names.end(), name) == peer_names.end()) {
+        std::printf("  [%s %s ms]", name.c_str(), fmt_ms(pt.median).c_str());
+      }
+    }
     std::printf("\n");
     std::fflush(stdout);
     results.push_back(row);
