@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: MIT
+// GPU workloads (built with the CUDA backend; registered only when a device
+// exists): each body ends with cudaDeviceSynchronize, so the time is the
+// device's. Peers run in the same program: cuBLAS called directly for matmul,
+// and a plain device-to-device copy moving the same bytes (read + written)
+// for the bandwidth-bound elementwise ops.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "bench/bench.hpp"
+
+namespace bench {
+namespace {
+
+namespace raw = strata::raw;
+
+void sync() {
+  if (cudaDeviceSynchronize() != cudaSuccess) throw std::runtime_error("cudaDeviceSynchronize");
+}
+
+/// A device buffer freed with its last owner.
+std::shared_ptr<void> device_buffer(std::size_t bytes) {
+  void* p = nullptr;
+  if (cudaMalloc(&p, bytes) != cudaSuccess) throw std::runtime_error("cudaMalloc");
+  return std::shared_ptr<void>(p, [](void* q) { cudaFree(q); });
+}
+
+/// Copies bytes/2 device to device: `bytes` read + written in all.
+Peer copy_peer(double bytes) {
+  return {"d2d_copy", [bytes] {
+            const std::size_t half = std::size_t(bytes / 2);
+            auto src = device_buffer(half), dst = device_buffer(half);
+            return Body([=] {
+              cudaMemcpy(dst.get(), src.get(), half, cudaMemcpyDeviceToDevice);
+              sync();
+            });
+          }};
+}
+
+Peer cublas_peer(int64_t n) {
+  return {"cublas", [n] {
+            const std::size_t bytes = std::size_t(n * n) * sizeof(float);
+            auto a = device_buffer(bytes), b = device_buffer(bytes), c = device_buffer(bytes);
+            cudaMemset(a.get(), 0, bytes);
+            cudaMemset(b.get(), 0, bytes);
+            auto handle = std::shared_ptr<cublasContext>(
+                [] {
+                  cublasHandle_t h = nullptr;
+                  if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cublas");
+                  return h;
+                }(),
+                [](cublasHandle_t h) { cublasDestroy(h); });
+            return Body([=] {
+              const float one = 1, zero = 0;
+              const int m = int(n);
+              cublasSgemm(handle.get(), CUBLAS_OP_N, CUBLAS_OP_N, m, m, m, &one,
+                          static_cast<const float*>(b.get()), m, static_cast<const float*>(a.get()),
+                          m, &zero, static_cast<float*>(c.get()), m);
+              sync();
+            });
+          }};
+}
+
+const Register kGpu(50, [](std::vector<Workload>& w) {
+  if (st::cuda_device_count() == 0) return;
+  const st::Device gpu = st::Device::cuda(0);
+  for (const int64_t n : {1024, 4096, 8192}) {
+    Workload m{"cuda_matmul_f32_n" + std::to_string(n),
+               [n, gpu] {
+                 const st::RawTensor a = raw::normal({n, n}, 1, st::f32, gpu);
+                 const st::RawTensor b = raw::normal({n, n}, 2, st::f32, gpu);
+                 return Body([=] {
+                   g_sink = raw::matmul(a, b);
+                   sync();
+                 });
+               },
+               2.0 * n * n * n};
+    m.peers.push_back(cublas_peer(n));
+    w.push_back(m);
+  }
+  const int64_t big = 8192;
+  const double elems = double(big) * big * sizeof(float);
+  Workload e{"cuda_exp_f32_8192x8192", [gpu] {
+               const st::RawTensor x = raw::normal({big, big}, 3, st::f32, gpu);
+               return Body([=] {
+                 g_sink = raw::unary(st::UnaryOp::exp, x);
+                 sync();
+               });
+             }};
+  e.bytes = 2 * elems;
+  e.peers.push_back(copy_peer(e.bytes));
+  w.push_back(e);
+  Workload a{"cuda_add_f32_8192x8192", [gpu] {
+               const st::RawTensor x = raw::normal({big, big}, 4, st::f32, gpu);
+               const st::RawTensor y = raw::normal({big, big}, 5, st::f32, gpu);
+               return Body([=] {
+                 g_sink = raw::binary(st::BinaryOp::add, x, y);
+                 sync();
+               });
+             }};
+  a.bytes = 3 * elems;
+  a.peers.push_back(copy_peer(a.bytes));
+  w.push_back(a);
+  w.push_back({"cuda_hessian_f64_n256", [gpu] {
+                 const st::Tensor W = scaled_matrix(256, 11, st::f64).to(gpu);
+                 const st::Tensor x = st::randn({256}, 12, st::f64).to(gpu);
+                 auto f = [W](const auto& x) {
+                   const auto t = st::tanh(st::matmul(W, x));
+                   return st::sum(t * t) + 0.5 * st::sum(x * x);
+                 };
+                 return Body([=] {
+                   g_sink = st::hessian(f, x).raw();
+                   sync();
+                 });
+               }});
+});
+
+}  // namespace
+}  // namespace bench
