@@ -13,6 +13,7 @@
 #include "core/shape.hpp"
 #include "diff/ops.hpp"
 #include "diff/tensor.hpp"
+#include "nn/nn.hpp"
 #include "raw/ops.hpp"
 #include "raw/primitives.hpp"
 #include "raw/raw_tensor.hpp"
