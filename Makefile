@@ -4,7 +4,7 @@
 BUILD      ?= build
 SAN_BUILD  ?= build-sanitize
 JOBS       ?= $(shell nproc)
-APT_PACKAGES := cmake g++ make libeigen3-dev catch2 nlohmann-json3-dev ccache
+APT_PACKAGES := cmake g++ make libeigen3-dev catch2 nlohmann-json3-dev ccache wamerican
 CMAKE_FLAGS ?=
 
 .PHONY: all deps build test demo bench test-sanitize format clean
@@ -29,9 +29,14 @@ build: deps
 test: build
 	cd $(BUILD) && ctest --output-on-failure --no-tests=error -j$(JOBS)
 
+# The flagship sequence: train a classifier (progress bar, checkpoint, loss
+# curve under $(BUILD)/demo), then Newton's method with exact Hessians.
 demo: build
-	./$(BUILD)/examples/tensor_tour
-	./$(BUILD)/examples/autodiff_cookbook
+	./$(BUILD)/examples/train_mlp --out $(BUILD)/demo
+	./$(BUILD)/examples/newton_rosenbrock
+	@echo
+	@echo "strata demo: the loss curve is $(abspath $(BUILD))/demo/loss_curve.svg and the"
+	@echo "checkpoint $(abspath $(BUILD))/demo/mlp_moons.safetensors"
 
 bench: build
 	./$(BUILD)/bench/strata_bench --out $(BUILD)/bench/results.json
