@@ -121,7 +121,7 @@ int main(int argc, char** argv) {
 
   std::cout << "final training accuracy " << 100 * acc << "% (target " << 100 * target << "%)\n"
             << "reloaded checkpoint predicts " << (same ? "the same" : "DIFFERENTLY") << "\n"
-            << "checkpoint: " << std::filesystem::absolute(ckpt).string() << "\n"
-            << "loss curve: " << std::filesystem::absolute(svg).string() << "\n";
+            << "checkpoint: " << std::filesystem::absolute(ckpt).lexically_normal().string() << "\n"
+            << "loss curve: " << std::filesystem::absolute(svg).lexically_normal().string() << "\n";
   return same && acc >= target ? 0 : 1;
 }
