@@ -3,7 +3,7 @@
 // whose narrow curved valley defeats plain gradient descent. Each step solves
 // H d = -g with the exact gradient (st::grad) and Hessian (st::hessian, forward
 // over reverse mode), halving the step until f decreases. From the classic
-// start (-1.2, 1) it reaches the minimum (1, 1) in a few dozen steps.
+// start (-1.2, 1) it reaches the minimum (1, 1) in about twenty steps.
 //   newton_rosenbrock [--small]
 #include <cmath>
 #include <cstdio>
