@@ -85,7 +85,7 @@ int main(int argc, char** argv) {
         [&](const auto& p) { return nn::cross_entropy(model(p, b->x), b->y); }, params);
     if (step == steps * 3 / 4) opt.set_lr(0.001);  // a simple learning-rate decay
     opt.step(params, grads);
-    if (step % (steps / 6) == 0)
+    if (step % std::max<int64_t>(steps / 6, 1) == 0)
       std::printf("step %5lld  batch loss %.4f\n", (long long)step, loss.item<double>());
   }
   const double end = loss_on(params, X, Y);

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <numbers>
 #include <string>
 #include <vector>
 
@@ -27,7 +28,7 @@ static std::pair<st::Tensor, st::Tensor> two_moons(int64_t n, double noise, uint
   std::vector<float> x;
   std::vector<int64_t> y;
   for (int64_t i = 0; i < n; ++i) {
-    const double t = M_PI * u[std::size_t(i)];
+    const double t = std::numbers::pi * u[std::size_t(i)];
     const bool lower = i % 2 == 1;
     const double px = lower ? 1 - std::cos(t) : std::cos(t),
                  py = lower ? 0.5 - std::sin(t) : std::sin(t);
@@ -98,7 +99,7 @@ int main(int argc, char** argv) {
     losses.push_back(value.item<double>());
     if (step % 10 == 0 || step == steps) acc = nn::accuracy(model(params, x), y);
     const int filled = int(30 * step / steps);
-    if (tty || step % (steps / 10) == 0 || step == steps) {
+    if (tty || step % std::max<int64_t>(steps / 10, 1) == 0 || step == steps) {
       std::printf("%s[%s%s] step %4lld/%lld  loss %.4f  train acc %5.1f%%%s", tty ? "\r" : "",
                   std::string(std::size_t(filled), '#').c_str(),
                   std::string(std::size_t(30 - filled), '.').c_str(), (long long)step,

@@ -26,7 +26,8 @@ void require_hyper(double v, bool ok, std::string_view what, std::string_view op
 
 }  // namespace
 
-Optimizer::Optimizer(double lr, std::string_view name) : lr_(lr), name_(name) {
+Optimizer::Optimizer(double lr, std::string_view name)
+    : lr_(lr), name_(name), step_op_(name_ + ".step") {
   require_hyper(lr, lr >= 0, "learning rate", name_);
 }
 
@@ -41,7 +42,7 @@ void Optimizer::reset() {
 }
 
 void Optimizer::check(const Params& params, const Params& grads) const {
-  const std::string op = name_ + ".step";
+  const std::string& op = step_op_;
   for (const auto& [name, p] : params) {
     auto it = grads.find(name);
     if (it == grads.end()) fail<ValueError>(op, "no gradient for parameter '", name, "'");

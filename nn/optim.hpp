@@ -49,6 +49,7 @@ class Optimizer {
   double lr_;
   int64_t t_ = 0;
   std::string name_;
+  std::string step_op_;  ///< "<name>.step", for error messages
 
  private:
   void check(const Params& params, const Params& grads) const;

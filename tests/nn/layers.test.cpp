@@ -3,6 +3,7 @@
 // plain f64 loops, their derivatives (to second order, through every mode)
 // against finite differences, and their errors.
 #include <cmath>
+#include <numbers>
 #include <set>
 
 #include "helpers.hpp"
@@ -154,7 +155,7 @@ TEST_CASE("activations against their closed forms", "[nn]") {
   each(nn::Activation::silu, [](double v) { return v / (1 + std::exp(-v)); });
   each(nn::Activation::softplus, [](double v) { return std::log1p(std::exp(v)); });
   each(nn::Activation::gelu, [](double v) {
-    return 0.5 * v * (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v)));
+    return 0.5 * v * (1 + std::tanh(std::sqrt(2 / std::numbers::pi) * (v + 0.044715 * v * v * v)));
   });
   CHECK_THAT(message_of<st::ValueError>([] { nn::activation_from_name("swish"); }),
              Contains("swish"));
