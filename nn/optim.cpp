@@ -92,6 +92,7 @@ void Optimizer::step(Params& params, const Params& grads) {
       init_state(st, p);
       it = state_.emplace(name, std::move(st)).first;
     }
+    ++it->second.t;
     update(p, grads.at(name), it->second);
   }
 }
@@ -123,7 +124,7 @@ void SGD::update(Tensor& p, const Tensor& g, State& st) const {
   set(st.c[2], lr_);
   if (momentum_ != 0) {
     Tensor& buf = st.a;
-    if (t_ == 1) {
+    if (st.t == 1) {
       raw::copy_(buf.raw(), s.raw());
     } else {
       set(st.c[1], momentum_);
@@ -163,8 +164,8 @@ void Adam::init_state(State& st, const Tensor& p) const {
 
 void Adam::update(Tensor& p, const Tensor& g, State& st) const {
   const double lr = lr_;
-  const double bc1 = 1 - std::pow(o_.beta1, double(t_));
-  const double bc2 = 1 - std::pow(o_.beta2, double(t_));
+  const double bc1 = 1 - std::pow(o_.beta1, double(st.t));
+  const double bc2 = 1 - std::pow(o_.beta2, double(st.t));
   Tensor &m = st.a, &v = st.b, &s = st.scratch;
   if (o_.weight_decay != 0 && !decoupled_) {  // s = g + weight_decay p (L2)
     set(st.c[0], o_.weight_decay);

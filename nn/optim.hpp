@@ -39,11 +39,12 @@ class Optimizer {
   struct State {
     Tensor a, b, scratch;
     Tensor c[4];
+    int64_t t = 0;  ///< this parameter's step count (1 at its first update)
   };
   Optimizer(double lr, std::string_view name);
   /// Allocates st.a and st.b as the optimiser needs, for parameter p.
   virtual void init_state(State& st, const Tensor& p) const = 0;
-  /// The update of one parameter at step t_ (1-based), in place.
+  /// The update of one parameter at its step st.t (1-based), in place.
   virtual void update(Tensor& p, const Tensor& g, State& st) const = 0;
 
   double lr_;

@@ -216,6 +216,7 @@ TEST_CASE("optimisers reject mismatched maps and bad hyperparameters", "[nn]") {
   opt.reset();
   CHECK_NOTHROW(opt.step(grown, grown_g));
   CHECK(opt.steps() == 1);
+
   // Hyperparameters.
   CHECK_THROWS_AS(nn::SGD(-1.0), st::ValueError);
   CHECK_THROWS_AS(nn::SGD(0.1, -0.5), st::ValueError);
@@ -242,4 +243,20 @@ TEST_CASE("Adam trains an MLP on a regression problem", "[nn]") {
   const double last = loss(p).item<double>();
   INFO("loss " << first << " -> " << last);
   CHECK(last < first / 20);
+}
+
+TEST_CASE("a parameter added later starts its own step count (bias correction)", "[nn]") {
+  const Problem pr(3);
+  nn::Adam late({.lr = 0.01});
+  nn::Adam fresh({.lr = 0.01});
+  nn::Params first{{"a", pr.params().at("a")}};
+  late.step(first, nn::Params{{"a", pr.grad(0).at("a")}});
+  late.step(first, nn::Params{{"a", pr.grad(1).at("a")}});
+  // "b" joins at the third step: its update must be Adam's first step.
+  nn::Params both{{"a", first.at("a")}, {"b", pr.params().at("b")}};
+  late.step(both, pr.grad(2));
+  nn::Params only_b{{"b", pr.params().at("b")}};
+  fresh.step(only_b, nn::Params{{"b", pr.grad(2).at("b")}});
+  CHECK(both.at("b").to_vector<double>() == only_b.at("b").to_vector<double>());
+  CHECK(late.steps() == 3);
 }
