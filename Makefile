@@ -4,7 +4,7 @@
 BUILD      ?= build
 SAN_BUILD  ?= build-sanitize
 JOBS       ?= $(shell nproc)
-APT_PACKAGES := cmake g++ make libeigen3-dev catch2 nlohmann-json3-dev ccache libsleef-dev libdnnl-dev
+APT_PACKAGES := cmake g++ make libeigen3-dev catch2 nlohmann-json3-dev ccache libsleef-dev libdnnl-dev wamerican
 CMAKE_FLAGS ?=
 
 # Peers only `make bench` needs (never `make test`): the BLAS libraries and PyTorch.
@@ -35,9 +35,14 @@ build: deps
 test: build
 	cd $(BUILD) && ctest --output-on-failure --no-tests=error -j$(JOBS)
 
+# The flagship sequence: train a classifier (progress bar, checkpoint, loss
+# curve under $(BUILD)/demo), then Newton's method with exact Hessians.
 demo: build
-	./$(BUILD)/examples/tensor_tour
-	./$(BUILD)/examples/autodiff_cookbook
+	./$(BUILD)/examples/train_mlp --out $(BUILD)/demo
+	./$(BUILD)/examples/newton_rosenbrock
+	@echo
+	@echo "strata demo: the loss curve is $(abspath $(BUILD))/demo/loss_curve.svg and the"
+	@echo "checkpoint $(abspath $(BUILD))/demo/mlp_moons.safetensors"
 
 # strata's workloads, the machine's limits and the peers (Eigen, OpenBLAS,
 # BLIS, PyTorch) in one run: one table on stdout, JSON in build/bench/results.json.

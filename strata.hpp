@@ -15,6 +15,7 @@
 #include "diff/ops.hpp"
 #include "diff/tensor.hpp"
 #include "raw/backend.hpp"
+#include "nn/nn.hpp"
 #include "raw/ops.hpp"
 #include "raw/primitives.hpp"
 #include "raw/raw_tensor.hpp"

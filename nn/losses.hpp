@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// Losses, each a template over Diffable types (so differentiable to any
+/// order), returning the mean over the batch as a 0-d tensor, and accuracy.
+#include <string_view>
+
+#include "diff/ops.hpp"
+
+namespace strata::nn {
+
+namespace detail {
+void check_same_shape(const Shape& a, const Shape& b, std::string_view op);
+/// The flat positions i * classes + labels[i] in a [n, classes] array, as i64,
+/// after checking labels: integer, shape [n], every value in [0, classes).
+Tensor label_positions(const Shape& logits, const Tensor& labels, std::string_view op);
+double accuracy(const Tensor& logits, const Tensor& labels);
+}  // namespace detail
+
+/// Mean squared error, mean((pred - target)^2). The shapes must be equal
+/// (no broadcasting: [n, 1] against [n] is a ShapeError, not an [n, n] loss).
+template <Diffable P, Diffable Y>
+common_level_t<P, Y> mse(const P& pred, const Y& target) {
+  detail::check_same_shape(pred.shape(), target.shape(), "mse");
+  const auto d = pred - target;
+  return mean(d * d);
+}
+
+/// Softmax cross-entropy from logits [n, classes] and integer labels [n]
+/// (i32 or i64, each in [0, classes)): mean over i of
+/// -log_softmax(logits)[i, labels[i]]. The label entries are picked with
+/// index_select on the flattened log-probabilities, never by a one-hot
+/// product; log_softmax shifts by the row max, so any logits are safe.
+template <Diffable T>
+T cross_entropy(const T& logits, const Tensor& labels) {
+  const Tensor positions = detail::label_positions(logits.shape(), labels, "cross_entropy");
+  const T logp = reshape(log_softmax(logits, 1), {-1});
+  return -mean(Prims<T>::index_select(logp, 0, positions));
+}
+
+/// Binary cross-entropy from logits x and targets t in [0, 1] of the same
+/// shape: mean(softplus(x) - x t), which equals -t log(sigmoid(x)) - (1 - t)
+/// log(1 - sigmoid(x)) without overflow or log(0) for any x.
+template <Diffable T, Diffable Y>
+common_level_t<T, Y> binary_cross_entropy(const T& logits, const Y& targets) {
+  detail::check_same_shape(logits.shape(), targets.shape(), "binary_cross_entropy");
+  return mean(softplus(logits) - logits * targets);
+}
+
+/// The fraction of rows of logits [n, classes] whose argmax equals the label (in [0, 1]).
+template <Diffable T>
+double accuracy(const T& logits, const Tensor& labels) {
+  return detail::accuracy(plain(logits), labels);
+}
+
+}  // namespace strata::nn

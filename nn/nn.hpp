@@ -1,0 +1,12 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// The nn layer: parameters as named maps, layers, losses, initialisers,
+/// optimisers, a batch iterator, and safetensors checkpoints. (nn/json.hpp,
+/// the JSON form of one tensor, is separate: it needs nlohmann/json.)
+#include "nn/data.hpp"
+#include "nn/init.hpp"
+#include "nn/layers.hpp"
+#include "nn/losses.hpp"
+#include "nn/optim.hpp"
+#include "nn/params.hpp"
+#include "nn/safetensors.hpp"

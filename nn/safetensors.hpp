@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// Checkpoints in the safetensors format (huggingface/safetensors), so files
+/// interoperate with PyTorch, JAX, NumPy and other tools:
+///
+///   8 bytes   N, the header length, little-endian u64
+///   N bytes   JSON: {"name": {"dtype": "F32", "shape": [2, 3],
+///                             "data_offsets": [begin, end]}, ...,
+///                    "__metadata__": {"key": "value", ...}}   (optional)
+///   the rest  the tensors' raw little-endian bytes, row-major; offsets are
+///             relative to the start of this region, which they tile exactly
+///
+/// dtypes: F32, F64, I32, I64, BOOL (one byte, 0 or 1). Saving is atomic: the
+/// file is written to a temporary file in the same directory and renamed
+/// over the target, so a crash never leaves a half-written checkpoint.
+/// Loading validates everything before use and throws ValueError (DTypeError
+/// for an unsupported dtype) naming the file and the problem.
+#include <functional>
+#include <map>
+#include <string>
+
+#include "diff/tensor.hpp"
+
+namespace strata {
+
+/// Writes the named tensors (any layout; written row-major) and optional
+/// string metadata to path. Names must be non-empty and not "__metadata__".
+void save_safetensors(const std::string& path, const std::map<std::string, Tensor>& tensors,
+                      const std::map<std::string, std::string>& metadata = {});
+
+/// The named tensors of a safetensors file (contiguous, on the CPU).
+std::map<std::string, Tensor> load_safetensors(const std::string& path);
+
+/// The "__metadata__" of a safetensors file (empty when it has none).
+std::map<std::string, std::string> load_safetensors_metadata(const std::string& path);
+
+namespace detail {
+/// Test hook: called with the temporary file's path after the data is
+/// written and before the rename; an exception from it aborts the save (the
+/// temporary file is removed, the target left as it was).
+extern std::function<void(const std::string& temp_path)> safetensors_before_rename;
+}  // namespace detail
+
+}  // namespace strata
