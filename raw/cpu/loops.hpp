@@ -111,7 +111,8 @@ void parallel_walk(const Shape& shape, const std::array<const Layout*, N>& layou
 }
 
 /// out[i] = f(ins[i]...) over tensors of one shape, with unit-stride and
-/// (for two inputs) broadcast-scalar fast paths the compiler can vectorise.
+/// (for two inputs, and where's last two) broadcast-scalar fast paths the
+/// compiler can vectorise.
 /// TO and TI... are the element types.
 template <class TO, class... TI, class F, class... Ins>
 void map_into(TO* out_base, const Layout& out, F f,
@@ -140,6 +141,22 @@ void map_into(TO* out_base, const Layout& out, F f,
         if (st[0] == 1 && st[1] == 0 && st[2] == 1) {
           const auto av = *a;
           for (int64_t i = 0; i < n; ++i) o[i] = f(av, b[i]);
+          return;
+        }
+      }
+      if constexpr (sizeof...(TI) == 3) {
+        // where(c, x, 0) and where(c, 0, x): relu and its derivative.
+        const auto* c = std::get<0>(p);
+        const auto* a = std::get<1>(p);
+        const auto* b = std::get<2>(p);
+        if (st[0] == 1 && st[1] == 1 && st[2] == 1 && st[3] == 0) {
+          const auto bv = *b;
+          for (int64_t i = 0; i < n; ++i) o[i] = f(c[i], a[i], bv);
+          return;
+        }
+        if (st[0] == 1 && st[1] == 1 && st[2] == 0 && st[3] == 1) {
+          const auto av = *a;
+          for (int64_t i = 0; i < n; ++i) o[i] = f(c[i], av, b[i]);
           return;
         }
       }

@@ -241,6 +241,27 @@ TEST_CASE("where matches a reference on every layout and dtype", "[raw]") {
   }
 }
 
+TEST_CASE("where with a broadcast scalar branch (relu and its derivative)", "[raw]") {
+  // where(c, x, s) and where(c, s, x) with s one element expanded (stride 0):
+  // the fast path, on sizes below and above the parallel grain.
+  for (DType t : {st::f32, st::f64, st::i32, st::i64}) {
+    std::mt19937_64 rng(3100 + int(t));
+    for (const int64_t n : {int64_t{1}, int64_t{7}, int64_t{1000}, int64_t{70001}}) {
+      const RawTensor x = tt::random_tensor({n}, t, tt::LayoutKind::contiguous, rng);
+      const RawTensor c = tt::random_tensor({n}, st::bool_, tt::LayoutKind::contiguous, rng);
+      const RawTensor s = st::raw::full({1}, -2.5, t).expand({n});
+      const RawTensor y1 = st::raw::where(c, x, s), y2 = st::raw::where(c, s, x);
+      INFO(dname(t) << " n " << n);
+      CHECK(tt::first_mismatch(y1, {n}, t, [&](const Idx& i) {
+              return tt::get(c, i) != 0 ? tt::get(x, i) : tt::get(s, i);
+            }) == "");
+      CHECK(tt::first_mismatch(y2, {n}, t, [&](const Idx& i) {
+              return tt::get(c, i) != 0 ? tt::get(s, i) : tt::get(x, i);
+            }) == "");
+    }
+  }
+}
+
 TEST_CASE("rank-9 permuted and rank-12 contiguous add", "[raw]") {
   std::mt19937_64 rng(42);
   SECTION("rank 9, all dims 2, permutation reversed") {
