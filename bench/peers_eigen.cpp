@@ -10,6 +10,7 @@
 #include <Eigen/Core>
 #include <cstdint>
 #include <thread>
+#include <vector>
 
 #define PEER_API extern "C" __attribute__((visibility("default")))
 
@@ -97,4 +98,74 @@ PEER_API void peer_eigen_sum(const float* x, int64_t rows, int64_t cols, int axi
     });
     g_keep = part[0] + part[1];
   }
+}
+
+// --- the MLP training step (mlp_train_step_b128) -----------------------------------
+// A hand-written Eigen MLP with manual backpropagation: 784 -> 256 -> 256 -> 10
+// ReLU, softmax cross-entropy (mean), in-place SGD, every buffer preallocated,
+// one thread (Eigen's GEMM without OpenMP).
+namespace {
+
+struct EigenMlp {
+  using Row = Eigen::RowVectorXf;
+  RowMat W1, W2, W3, X, A1, A2, Z, dZ, dH2, dH1, dW1, dW2, dW3;
+  Row b1, b2, b3;
+  std::vector<int64_t> y;
+  float lr = 0;
+};
+
+}  // namespace
+
+/// A network from row-major weights W1 [h, in], W2 [h, h], W3 [c, h] (zero
+/// biases), inputs x [batch, in] and labels y [batch]; freed by peer_eigen_mlp_free.
+PEER_API void* peer_eigen_mlp_new(const float* w1, const float* w2, const float* w3, const float* x,
+                                  const int64_t* y, int64_t batch, int64_t in, int64_t hidden,
+                                  int64_t classes, float lr) {
+  auto* m = new EigenMlp;
+  m->W1 = RowMap(w1, hidden, in);
+  m->W2 = RowMap(w2, hidden, hidden);
+  m->W3 = RowMap(w3, classes, hidden);
+  m->b1 = EigenMlp::Row::Zero(hidden);
+  m->b2 = EigenMlp::Row::Zero(hidden);
+  m->b3 = EigenMlp::Row::Zero(classes);
+  m->X = RowMap(x, batch, in);
+  m->y.assign(y, y + batch);
+  m->lr = lr;
+  return m;
+}
+
+PEER_API void peer_eigen_mlp_free(void* net) { delete static_cast<EigenMlp*>(net); }
+
+/// One forward + backward + SGD step.
+PEER_API void peer_eigen_mlp_step(void* net) {
+  EigenMlp& m = *static_cast<EigenMlp*>(net);
+  const int64_t batch = m.X.rows();
+  const float inv_b = 1.0f / float(batch);
+  m.A1.noalias() = m.X * m.W1.transpose();
+  m.A1.rowwise() += m.b1;
+  m.A1 = m.A1.cwiseMax(0.0f);
+  m.A2.noalias() = m.A1 * m.W2.transpose();
+  m.A2.rowwise() += m.b2;
+  m.A2 = m.A2.cwiseMax(0.0f);
+  m.Z.noalias() = m.A2 * m.W3.transpose();
+  m.Z.rowwise() += m.b3;
+  // dZ = (softmax(Z) - onehot(y)) / batch; the loss itself is not needed for the update.
+  m.dZ = (m.Z.colwise() - m.Z.rowwise().maxCoeff()).array().exp().matrix();
+  m.dZ.array().colwise() /= m.dZ.rowwise().sum().array();
+  for (int64_t i = 0; i < batch; ++i) m.dZ(i, m.y[std::size_t(i)]) -= 1.0f;
+  m.dZ *= inv_b;
+  m.dW3.noalias() = m.dZ.transpose() * m.A2;
+  m.dH2.noalias() = m.dZ * m.W3;
+  m.dH2 = m.dH2.cwiseProduct((m.A2.array() > 0.0f).cast<float>().matrix());
+  m.dW2.noalias() = m.dH2.transpose() * m.A1;
+  m.dH1.noalias() = m.dH2 * m.W2;
+  m.dH1 = m.dH1.cwiseProduct((m.A1.array() > 0.0f).cast<float>().matrix());
+  m.dW1.noalias() = m.dH1.transpose() * m.X;
+  m.b3 -= m.lr * m.dZ.colwise().sum();
+  m.b2 -= m.lr * m.dH2.colwise().sum();
+  m.b1 -= m.lr * m.dH1.colwise().sum();
+  m.W3 -= m.lr * m.dW3;
+  m.W2 -= m.lr * m.dW2;
+  m.W1 -= m.lr * m.dW1;
+  g_keep = m.W1(0, 0);
 }
