@@ -113,10 +113,30 @@ inline Tensor slice_positions(int64_t n, std::optional<int64_t> start, std::opti
   return Tensor(raw::arange(0, double(n), 1, i64, device).slice(0, start, stop, step));
 }
 
-/// matmul's vjp for operand a ([..., m, k]) or b ([..., k, n]).
+/// True for a 2-D value stored column-major (a transposed view of a
+/// row-major matrix, like the W^T of x @ W^T).
+inline bool column_major_2d(const Tensor& t) {
+  const Strides& s = t.raw().strides();
+  return t.ndim() == 2 && t.shape()[0] > 1 && t.shape()[1] > 1 && s[0] == 1 && s[1] >= t.shape()[0];
+}
+
+/// matmul's vjp for operand a ([..., m, k]) or b ([..., k, n]). For a 2-D
+/// column-major operand the same product is computed transposed, so the
+/// gradient comes out in the operand's own layout: the gradient of W in
+/// x @ W^T is then a contiguous [out, in] matrix that optimisers update with
+/// unit-stride loops.
 template <Diffable T>
 T matmul_vjp(int which, const T& a, const T& b, const T& ct) {
-  if (which == 0) return sum_to(Prims<T>::matmul(ct, transpose(b, -1, -2)), a.shape());
+  const bool flat = a.shape().ndim() == 2 && b.shape().ndim() == 2;
+  if (which == 0) {
+    if (flat && column_major_2d(strata::plain(a))) {
+      return transpose(Prims<T>::matmul(b, transpose(ct, 0, 1)), 0, 1);
+    }
+    return sum_to(Prims<T>::matmul(ct, transpose(b, -1, -2)), a.shape());
+  }
+  if (flat && column_major_2d(strata::plain(b))) {
+    return transpose(Prims<T>::matmul(transpose(ct, 0, 1), a), 0, 1);
+  }
   return sum_to(Prims<T>::matmul(transpose(a, -1, -2), ct), b.shape());
 }
 

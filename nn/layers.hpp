@@ -76,12 +76,10 @@ class Linear {
     detail::check_linear_input(x.shape(), in_, "Linear");
     const T& w = parameter(p, weight_name_, "Linear");
     detail::check_param_shape(w.shape(), {out_, in_}, weight_name_, "Linear");
-    // y = x W^T computed as (W x^T)^T: the same products, but reverse mode
-    // then yields W's gradient as a contiguous [out, in] matrix (the other
-    // way round it is a transposed view, which every optimiser step would
-    // have to read with strided loads).
-    auto y = x.shape().ndim() == 2 ? transpose(matmul(w, transpose(x, 0, 1)), 0, 1)
-                                   : matmul(x, transpose(w, 0, 1));
+    // y = x W^T. Reverse mode returns W's gradient in W's own (row-major)
+    // layout (ad/rules.hpp, matmul_vjp), so optimisers update it with
+    // unit-stride loops, and y is contiguous for the ops that follow.
+    auto y = matmul(x, transpose(w, 0, 1));
     if (!bias_) return y;
     const T& b = parameter(p, bias_name_, "Linear");
     detail::check_param_shape(b.shape(), {out_}, bias_name_, "Linear");

@@ -4,6 +4,7 @@
 // never read (except binary with out aliasing a, which reads before writing).
 // Signed integer arithmetic wraps (two's complement), as in NumPy and PyTorch.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <type_traits>
@@ -318,8 +319,21 @@ void CpuBackend::binary(BinaryOp op, const RawTensor& out, const RawTensor& a, c
 void CpuBackend::where(const RawTensor& out, const RawTensor& cond, const RawTensor& a,
                        const RawTensor& b) {
   visit_dtype(a.dtype(), "where", [&]<class T>(type_tag<T>) {
-    map<T, bool, T, T>(
-        out, [](bool c, T x, T y) { return c ? x : y; }, cond, a, b);
+    if constexpr (std::is_same_v<T, bool>) {
+      map<T, bool, T, T>(
+          out, [](bool c, T x, T y) { return c ? x : y; }, cond, a, b);
+    } else {
+      // A select through bit masks: no branch on the (often random) condition,
+      // so nothing to mispredict, and the loop vectorises.
+      using U = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
+      map<T, bool, T, T>(
+          out,
+          [](bool c, T x, T y) {
+            const U m = U(0) - U(c);
+            return std::bit_cast<T>(U((std::bit_cast<U>(x) & m) | (std::bit_cast<U>(y) & U(~m))));
+          },
+          cond, a, b);
+    }
   });
 }
 
