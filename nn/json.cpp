@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "nn/json.hpp"
+#include "nn/safetensors.hpp"
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -12,28 +13,10 @@ namespace strata {
 
 using strata::detail::fail;
 
-namespace {
-const char* json_dtype(DType d) {
-  switch (d) {
-    case DType::f32:
-      return "F32";
-    case DType::f64:
-      return "F64";
-    case DType::i32:
-      return "I32";
-    case DType::i64:
-      return "I64";
-    case DType::b8:
-      return "BOOL";
-  }
-  return "?";
-}
-}  // namespace
-
 void to_json(nlohmann::json& j, const Tensor& t) {
   if (!t.defined()) fail<ValueError>("to_json", "undefined tensor");
   j = nlohmann::json::object();
-  j["dtype"] = json_dtype(t.dtype());
+  j["dtype"] = detail::safetensors_dtype_name(t.dtype());
   j["shape"] = std::vector<int64_t>(t.shape().begin(), t.shape().end());
   switch (t.dtype()) {
     case DType::f32:

@@ -34,29 +34,6 @@ using strata::detail::fail;
 /// The reference implementation refuses headers above 100 MB; so do we.
 constexpr uint64_t kMaxHeader = 100'000'000;
 
-const char* st_dtype(DType d) {
-  switch (d) {
-    case DType::f32:
-      return "F32";
-    case DType::f64:
-      return "F64";
-    case DType::i32:
-      return "I32";
-    case DType::i64:
-      return "I64";
-    case DType::b8:
-      return "BOOL";
-  }
-  return "?";
-}
-
-std::optional<DType> from_st_dtype(const std::string& s) {
-  for (DType d : {DType::f32, DType::f64, DType::i32, DType::i64, DType::b8}) {
-    if (s == st_dtype(d)) return d;
-  }
-  return std::nullopt;
-}
-
 /// Reverses each element's bytes (only on big-endian hosts: the format is little-endian).
 void to_little_endian(char* data, std::size_t bytes, std::size_t elem) {
   if constexpr (std::endian::native == std::endian::big) {
@@ -146,7 +123,7 @@ void save_safetensors(const std::string& path, const std::map<std::string, Tenso
     if (!t.defined()) fail<ValueError>(op, "'", path, "': tensor '", name, "' is undefined");
     const uint64_t bytes = uint64_t(t.numel()) * dtype_size(t.dtype());
     std::vector<int64_t> shape(t.shape().begin(), t.shape().end());
-    header[name] = {{"dtype", st_dtype(t.dtype())},
+    header[name] = {{"dtype", detail::safetensors_dtype_name(t.dtype())},
                     {"shape", shape},
                     {"data_offsets", {offset, offset + bytes}}};
     offset += bytes;
@@ -253,7 +230,7 @@ Parsed parse(std::ifstream& in, const std::string& path) {
     }
     const json& d = info["dtype"];
     if (!d.is_string()) bad(path, "tensor '", name, "': dtype ", d.dump(), " is not a string");
-    const std::optional<DType> dtype = from_st_dtype(d.get<std::string>());
+    const std::optional<DType> dtype = detail::safetensors_dtype(d.get<std::string>());
     if (!dtype) {
       fail<DTypeError>("load_safetensors", "'", path, "': tensor '", name, "' has dtype ", d.dump(),
                        ", not one of F32, F64, I32, I64, BOOL");
@@ -289,7 +266,8 @@ Parsed parse(std::ifstream& in, const std::string& path) {
     }
     const uint64_t elem = dtype_size(*dtype);
     if (count > UINT64_MAX / elem || count * elem != end - begin) {
-      bad(path, "tensor '", name, "': shape ", shape, " of ", st_dtype(*dtype), " needs ",
+      bad(path, "tensor '", name, "': shape ", shape, " of ",
+          detail::safetensors_dtype_name(*dtype), " needs ",
           count > UINT64_MAX / elem ? std::string("too many") : std::to_string(count * elem),
           " bytes, but data_offsets [", begin, ", ", end, "] hold ", end - begin);
     }
@@ -358,4 +336,30 @@ std::map<std::string, std::string> load_safetensors_metadata(const std::string& 
   return parse(in, path).metadata;
 }
 
+namespace detail {
+
+const char* safetensors_dtype_name(DType d) {
+  switch (d) {
+    case DType::f32:
+      return "F32";
+    case DType::f64:
+      return "F64";
+    case DType::i32:
+      return "I32";
+    case DType::i64:
+      return "I64";
+    case DType::b8:
+      return "BOOL";
+  }
+  return "?";
+}
+
+std::optional<DType> safetensors_dtype(const std::string& name) {
+  for (DType d : {DType::f32, DType::f64, DType::i32, DType::i64, DType::b8}) {
+    if (name == safetensors_dtype_name(d)) return d;
+  }
+  return std::nullopt;
+}
+
+}  // namespace detail
 }  // namespace strata

@@ -17,6 +17,7 @@
 /// for an unsupported dtype) naming the file and the problem.
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "diff/tensor.hpp"
@@ -39,6 +40,14 @@ namespace detail {
 /// written and before the rename; an exception from it aborts the save (the
 /// temporary file is removed, the target left as it was).
 extern std::function<void(const std::string& temp_path)> safetensors_before_rename;
+}  // namespace detail
+
+namespace detail {
+/// The safetensors name of a dtype ("F32", "F64", "I32", "I64", "BOOL"), also
+/// used by a tensor's JSON form (nn/json.hpp).
+const char* safetensors_dtype_name(DType d);
+/// The dtype of a safetensors name; nullopt for any other name.
+std::optional<DType> safetensors_dtype(const std::string& name);
 }  // namespace detail
 
 }  // namespace strata
