@@ -19,10 +19,21 @@ using KernelF64 = void (*)(const double* x, double* y, int64_t n);
 /// The instruction sets with their own build of the kernels.
 enum class Isa : int { sse2, avx2, avx512 };
 
+/// Writes `blocks` copies of the 64-byte `pattern` to `dst` (64-byte aligned)
+/// with non-temporal (streaming) stores, which bypass the caches and skip the
+/// read-for-ownership of each line, then fences them (sfence).
+using StreamFill = void (*)(void* dst, int64_t blocks, const void* pattern);
+/// Transposes a block of 4-byte elements (any type: only bits move):
+/// dst[b * ldd + a] = src[a * lds + b] for b < rows, a < cols (lds may be negative).
+using Transpose32 = void (*)(const void* src, int64_t lds, void* dst, int64_t ldd, int64_t rows,
+                             int64_t cols);
+
 struct Kernels {
   Isa isa;
   KernelF32 f32[kFnCount];
   KernelF64 f64[kFnCount];
+  StreamFill stream_fill;
+  Transpose32 transpose32;
 };
 
 /// The kernels for `isa`, or nullptr when this CPU (or this build) lacks it.

@@ -6,6 +6,8 @@
 //   kLanesF, kLanesD their lane counts,
 //   loadf/storef, loadd/stored  unaligned loads and stores,
 //   sqrtf_v/sqrtd_v hardware square roots,
+//   stream_fill     the non-temporal fill of 64-byte blocks,
+//   transpose16     the transpose of a 16 x 16 block of 4-byte elements,
 // and the SLEEF function names through SLEEF_F(name) and SLEEF_D(name).
 // Only builtins and SLEEF are used here: no inline library code whose
 // ISA-specific instantiation another translation unit could pick up.
@@ -57,6 +59,36 @@ STRATA_VMATH_WRAP(tanh)
 inline VF sqrt_f(VF v) { return sqrtf_v(v); }
 inline VD sqrt_d(VD v) { return sqrtd_v(v); }
 
+// Element (a, b) of the source to (b, a) of the destination, bytes only.
+inline void move32(const char* s, int64_t lds, char* d, int64_t ldd, int64_t a, int64_t b) {
+  std::memcpy(d + (b * ldd + a) * 4, s + (a * lds + b) * 4, 4);
+}
+
+// 16 x 16 blocks by transpose16, the edges element by element. Blocks go
+// along the source's rows (each 16 source rows are read left to right, whole
+// lines), prefetching the same lines of the next 16 rows.
+void transpose32(const void* src, int64_t lds, void* dst, int64_t ldd, int64_t rows, int64_t cols) {
+  const char* s = static_cast<const char*>(src);
+  char* d = static_cast<char*>(dst);
+  const int64_t rows16 = rows - rows % 16;
+  int64_t a0 = 0;
+  for (; a0 + 16 <= cols; a0 += 16) {
+    const bool next = a0 + 32 <= cols;
+    for (int64_t b0 = 0; b0 < rows16; b0 += 16) {
+      if (next) {
+        for (int64_t a = a0 + 16; a < a0 + 32; ++a) __builtin_prefetch(s + (a * lds + b0) * 4);
+      }
+      transpose16(s + (a0 * lds + b0) * 4, lds, d + (b0 * ldd + a0) * 4, ldd);
+    }
+    for (int64_t a = a0; a < a0 + 16; ++a) {
+      for (int64_t b = rows16; b < rows; ++b) move32(s, lds, d, ldd, a, b);
+    }
+  }
+  for (int64_t a = a0; a < cols; ++a) {
+    for (int64_t b = 0; b < rows; ++b) move32(s, lds, d, ldd, a, b);
+  }
+}
+
 extern const Kernels kKernels;
 const Kernels kKernels = {
     ISA_ENUM,
@@ -64,6 +96,8 @@ const Kernels kKernels = {
      run_f32<sqrt_f>},
     {run_f64<exp_d>, run_f64<log_d>, run_f64<sin_d>, run_f64<cos_d>, run_f64<tanh_d>,
      run_f64<sqrt_d>},
+    stream_fill,
+    transpose32,
 };
 
 }  // namespace ISA_NS
