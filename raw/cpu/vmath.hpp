@@ -34,6 +34,11 @@ struct Kernels {
   KernelF64 f64[kFnCount];
   StreamFill stream_fill;
   Transpose32 transpose32;
+  // The summation kernels below, compiled for this instruction set.
+  double (*sum_f32)(const float* x, int64_t n);
+  double (*sum_f64)(const double* x, int64_t n);
+  void (*sum_columns_f32)(const float* x, int64_t rows, int64_t ld, int64_t cols, double* acc);
+  void (*sum_columns_f64)(const double* x, int64_t rows, int64_t ld, int64_t cols, double* acc);
 };
 
 /// The kernels for `isa`, or nullptr when this CPU (or this build) lacks it.
@@ -46,7 +51,9 @@ const char* isa_name(Isa isa);
 
 /// Blocked sums of contiguous arrays: lanes of partial sums over blocks of at
 /// most 1024 elements, block sums added in double. The f32 sum of 2^24 ones is
-/// exact; rounding error grows with the block size, not with n.
+/// exact; rounding error grows with the block size, not with n. The same
+/// lanes and order on every instruction set (only adds: no contraction), so
+/// the result does not depend on the CPU's vector width either.
 double sum(const float* x, int64_t n);
 double sum(const double* x, int64_t n);
 /// acc[j] += sum over r < rows of x[r * ld + j], for j < cols (column sums of a
