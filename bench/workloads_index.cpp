@@ -34,7 +34,13 @@ const Register kIndex(30, [](std::vector<Workload>& w) {
   fwd.bytes = 2 * gathered + kPicks * sizeof(int64_t);
   fwd.peers.push_back({"copy_same_bytes", [] {
                          const st::RawTensor src = st::raw::normal({kPicks, kCols}, 32, st::f32);
-                         return Body([=] { g_sink = st::raw::contiguous(src.transpose(0, 0)); });
+                         // A new tensor written from src: raw::contiguous(src) would
+                         // return src itself (already contiguous) and copy nothing.
+                         return Body([=] {
+                           st::RawTensor out = st::raw::empty(src.shape(), src.dtype());
+                           st::raw::copy_(out, src);
+                           g_sink = out;
+                         });
                        }});
   fwd.peers.push_back({"cpp_loop", [] {
                          auto x = std::make_shared<std::vector<float>>(
