@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The second round of CPU fast paths against independent loops: the staged
-// (transposed-into-a-buffer) walk of transposed operands over 256-element tile
+// (transposed-into-a-buffer) walk of transposed operands over 64 x 1024 tile
 // edges, odd sizes, negative strides and every element size; the vectorised
 // 4-byte transpose per instruction set; the streaming fill of large
 // contiguous tensors (unaligned starts, tails, every element size) and the
