@@ -34,10 +34,9 @@ const Register kIndex(30, [](std::vector<Workload>& w) {
   fwd.bytes = 2 * gathered + kPicks * sizeof(int64_t);
   fwd.peers.push_back({"copy_same_bytes", [] {
                          const st::RawTensor src = st::raw::normal({kPicks, kCols}, 32, st::f32);
-                         // A new tensor written from src: raw::contiguous(src) would
-                         // return src itself (already contiguous) and copy nothing.
                          return Body([=] {
-                           st::RawTensor out = st::raw::empty(src.shape(), src.dtype());
+                           // A new tensor, as the gather's result is: allocate, then copy.
+                           const st::RawTensor out = st::raw::empty(src.shape(), st::f32);
                            st::raw::copy_(out, src);
                            g_sink = out;
                          });
