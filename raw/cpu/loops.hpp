@@ -214,40 +214,38 @@ void map_into(TO* out_base, const Layout& out, F f,
   constexpr std::size_t N = 1 + sizeof...(TI);
   const std::array<const Layout*, N> layouts{&out, ins.second...};
   const std::tuple<const TI*...> bases{ins.first...};
-  const std::array<const void*, N> raw_bases{out_base, ins.first...};
-  const std::array<int, N> sizes{int(sizeof(TO)), int(sizeof(TI))...};
-  parallel_walk_staged<N>(
-      out.shape, layouts, raw_bases, sizes,
-      [&](const auto& off, int64_t n, const auto& st, int sk, const void* row) {
-        [&]<std::size_t... K>(std::index_sequence<K...>) {
-          TO* o = out_base + off[0];
-          // Operand sk (if any) comes from the staging buffer, already transposed.
-          const std::tuple<const TI*...> p{int(K + 1) == sk ? static_cast<const TI*>(row)
-                                                            : std::get<K>(bases) + off[K + 1]...};
-          bool unit = st[0] == 1;
-          ((unit = unit && st[K + 1] == 1), ...);
-          if (unit) {
-            for (int64_t i = 0; i < n; ++i) o[i] = f(std::get<K>(p)[i]...);
-            return;
-          }
-          if constexpr (sizeof...(TI) == 2) {
-            const auto* a = std::get<0>(p);
-            const auto* b = std::get<1>(p);
-            if (st[0] == 1 && st[1] == 1 && st[2] == 0) {
-              const auto bv = *b;
-              for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], bv);
-              return;
-            }
-            if (st[0] == 1 && st[1] == 0 && st[2] == 1) {
-              const auto av = *a;
-              for (int64_t i = 0; i < n; ++i) o[i] = f(av, b[i]);
-              return;
-            }
-          }
-          for (int64_t i = 0; i < n; ++i) o[i * st[0]] = f(std::get<K>(p)[i * st[K + 1]]...);
+  // Operand sk (if any) comes from parallel_walk_staged's buffer, transposed.
+  auto block = [&](const auto& off, int64_t n, const auto& st, int sk, const void* row) {
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      TO* o = out_base + off[0];
+      const std::tuple<const TI*...> p{int(K + 1) == sk ? static_cast<const TI*>(row)
+                                                        : std::get<K>(bases) + off[K + 1]...};
+      bool unit = st[0] == 1;
+      ((unit = unit && st[K + 1] == 1), ...);
+      if (unit) {
+        for (int64_t i = 0; i < n; ++i) o[i] = f(std::get<K>(p)[i]...);
+        return;
+      }
+      if constexpr (sizeof...(TI) == 2) {
+        const auto* a = std::get<0>(p);
+        const auto* b = std::get<1>(p);
+        if (st[0] == 1 && st[1] == 1 && st[2] == 0) {
+          const auto bv = *b;
+          for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], bv);
+          return;
         }
-        (std::index_sequence_for<TI...>{});
-      });
+        if (st[0] == 1 && st[1] == 0 && st[2] == 1) {
+          const auto av = *a;
+          for (int64_t i = 0; i < n; ++i) o[i] = f(av, b[i]);
+          return;
+        }
+      }
+      for (int64_t i = 0; i < n; ++i) o[i * st[0]] = f(std::get<K>(p)[i * st[K + 1]]...);
+    }
+    (std::index_sequence_for<TI...>{});
+  };
+  parallel_walk_staged<N>(out.shape, layouts, {out_base, ins.first...},
+                          {int(sizeof(TO)), int(sizeof(TI))...}, block);
 }
 
 template <class, class U>
