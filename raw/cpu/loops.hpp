@@ -178,31 +178,33 @@ void parallel_walk_staged(const Shape& shape, const std::array<const Layout*, N>
   for (std::size_t j = 0; j < N; ++j) inner[j] = p.strides[j][r - 1];
   std::array<int64_t, N> unit = inner;
   unit[std::size_t(k)] = 1;
-  parallel_for(0, outer * tb * ta, 1, [&](int64_t lo, int64_t hi) {
-    const int64_t eb = std::min(nb, kStageRows), ea = std::min(na, kStageCols);
-    std::unique_ptr<char[]> buf(new char[std::size_t(eb * ea * size)]);
-    for (int64_t t = lo; t < hi; ++t) {
-      int64_t o = t / (tb * ta);
-      const int64_t ib = (t / ta) % tb, ia = t % ta;
-      std::array<int64_t, N> base = p.offsets;
-      for (std::size_t d = r - 2; d-- > 0;) {
-        const int64_t i = o % p.shape[d];
-        o /= p.shape[d];
-        for (std::size_t j = 0; j < N; ++j) base[j] += i * p.strides[j][d];
-      }
-      const int64_t b0 = ib * kStageRows, b1 = std::min(nb, b0 + kStageRows);
-      const int64_t a0 = ia * kStageCols, n = std::min(na, a0 + kStageCols) - a0;
-      const int64_t sk = inner[std::size_t(k)];
-      transpose_block(src + (base[std::size_t(k)] + b0 + a0 * sk) * size, sk, buf.get(), n, b1 - b0,
-                      n, size);
-      for (int64_t b = b0; b < b1; ++b) {
-        std::array<int64_t, N> off;
-        for (std::size_t j = 0; j < N; ++j)
-          off[j] = base[j] + b * p.strides[j][r - 2] + a0 * inner[j];
-        fn(off, n, unit, k, static_cast<const void*>(buf.get() + (b - b0) * n * size));
-      }
-    }
-  });
+  const int64_t eb = std::min(nb, kStageRows), ea = std::min(na, kStageCols);
+  // Threads only from kGrain elements on, as in every other walk.
+  parallel_for(0, outer * tb * ta, std::max<int64_t>(1, kGrain / (eb * ea)),
+               [&](int64_t lo, int64_t hi) {
+                 std::unique_ptr<char[]> buf(new char[std::size_t(eb * ea * size)]);
+                 for (int64_t t = lo; t < hi; ++t) {
+                   int64_t o = t / (tb * ta);
+                   const int64_t ib = (t / ta) % tb, ia = t % ta;
+                   std::array<int64_t, N> base = p.offsets;
+                   for (std::size_t d = r - 2; d-- > 0;) {
+                     const int64_t i = o % p.shape[d];
+                     o /= p.shape[d];
+                     for (std::size_t j = 0; j < N; ++j) base[j] += i * p.strides[j][d];
+                   }
+                   const int64_t b0 = ib * kStageRows, b1 = std::min(nb, b0 + kStageRows);
+                   const int64_t a0 = ia * kStageCols, n = std::min(na, a0 + kStageCols) - a0;
+                   const int64_t sk = inner[std::size_t(k)];
+                   transpose_block(src + (base[std::size_t(k)] + b0 + a0 * sk) * size, sk,
+                                   buf.get(), n, b1 - b0, n, size);
+                   for (int64_t b = b0; b < b1; ++b) {
+                     std::array<int64_t, N> off;
+                     for (std::size_t j = 0; j < N; ++j)
+                       off[j] = base[j] + b * p.strides[j][r - 2] + a0 * inner[j];
+                     fn(off, n, unit, k, static_cast<const void*>(buf.get() + (b - b0) * n * size));
+                   }
+                 }
+               });
 }
 
 /// out[i] = f(ins[i]...) over tensors of one shape, with unit-stride and
