@@ -31,6 +31,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bench/bench.hpp"
@@ -76,7 +77,15 @@ struct Timing {
   int reps = 0;
 };
 
+// Pause before each timed body: OpenBLAS's worker threads keep spinning
+// (sched_yield) for about 2^28 cycles after its last call, and libgomp's for
+// a while too, so without it the row timed right after a BLAS peer (e.g.
+// strata's matmul_f32_bt_n256 after matmul_f32_n256's peers) shares its 2
+// cores with them. 300 ms outlasts both spins.
+void settle() { std::this_thread::sleep_for(std::chrono::milliseconds(300)); }
+
 Timing time_body(const bench::Body& body, int reps) {
+  settle();
   body();  // warm-up
   std::vector<double> times;
   for (int r = 0; r < reps; ++r) {

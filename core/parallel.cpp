@@ -59,10 +59,25 @@ class ThreadPool {
     };
     {
       std::lock_guard lock(mutex_);
-      for (int i = 1; i < pieces; ++i) tasks_.emplace_back([piece, i] { piece(i); });
+      for (int i = 1; i < pieces; ++i) tasks_.push_back({job.get(), [piece, i] { piece(i); }});
     }
     cv_.notify_all();
     piece(0);
+    // Pieces no worker has picked up yet (a worker still waking up, or its
+    // core busy elsewhere) run here rather than being waited for. Which
+    // thread runs a piece never changes the piece, so results stay the same.
+    for (;;) {
+      std::function<void()> task;
+      {
+        std::lock_guard lock(mutex_);
+        auto it = std::find_if(tasks_.begin(), tasks_.end(),
+                               [&](const Task& t) { return t.job == job.get(); });
+        if (it == tasks_.end()) break;
+        task = std::move(it->fn);
+        tasks_.erase(it);
+      }
+      task();
+    }
     std::unique_lock lock(job->m);
     job->done.wait(lock, [&] { return job->remaining == 0; });
     if (job->error) std::rethrow_exception(job->error);
@@ -76,15 +91,19 @@ class ThreadPool {
         std::unique_lock lock(mutex_);
         cv_.wait(lock, [&] { return stop_ || !tasks_.empty(); });
         if (stop_ && tasks_.empty()) return;
-        task = std::move(tasks_.front());
+        task = std::move(tasks_.front().fn);
         tasks_.pop_front();
       }
       task();
     }
   }
 
+  struct Task {
+    const void* job;  // the run() call the piece belongs to
+    std::function<void()> fn;
+  };
   std::vector<std::thread> workers_;
-  std::deque<std::function<void()>> tasks_;
+  std::deque<Task> tasks_;
   std::mutex mutex_;
   std::condition_variable cv_;
   bool stop_ = false;

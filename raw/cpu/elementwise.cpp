@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <type_traits>
 
@@ -83,30 +84,32 @@ int vmath_fn(UnaryOp op) {
 }
 
 // out = f(x) with a vectorised contiguous kernel: unit-stride blocks go to it
-// directly, strided blocks (transposed, sliced, flipped, broadcast) through a
-// small buffer, gathered and scattered; the walk tiles transposed operands.
+// directly, a transposed x tile by tile through a transposed staging buffer,
+// other strided blocks (sliced, flipped, broadcast) through a small buffer,
+// gathered and scattered.
 template <class T, class Kernel>
 void vmath_map(Kernel kernel, const RawTensor& out, const RawTensor& x) {
   T* ob = base_ptr<T>(out);
   const T* xb = base_ptr<T>(x);
-  parallel_walk<2>(out.shape(), {&out.layout(), &x.layout()},
-                   [&](const auto& off, int64_t n, const auto& st) {
-                     T* o = ob + off[0];
-                     const T* p = xb + off[1];
-                     if (st[0] == 1 && st[1] == 1) return kernel(p, o, n);
-                     constexpr int64_t kBuf = 256;
-                     T buf[kBuf];
-                     for (int64_t i0 = 0; i0 < n; i0 += kBuf) {
-                       const int64_t m = std::min(kBuf, n - i0);
-                       for (int64_t i = 0; i < m; ++i) buf[i] = p[(i0 + i) * st[1]];
-                       if (st[0] == 1) {
-                         kernel(buf, o + i0, m);
-                       } else {
-                         kernel(buf, buf, m);
-                         for (int64_t i = 0; i < m; ++i) o[(i0 + i) * st[0]] = buf[i];
-                       }
-                     }
-                   });
+  parallel_walk_staged<2>(out.shape(), {&out.layout(), &x.layout()}, {ob, xb},
+                          {int(sizeof(T)), int(sizeof(T))},
+                          [&](const auto& off, int64_t n, const auto& st, int sk, const void* row) {
+                            T* o = ob + off[0];
+                            const T* p = sk == 1 ? static_cast<const T*>(row) : xb + off[1];
+                            if (st[0] == 1 && st[1] == 1) return kernel(p, o, n);
+                            constexpr int64_t kBuf = 256;
+                            T buf[kBuf];
+                            for (int64_t i0 = 0; i0 < n; i0 += kBuf) {
+                              const int64_t m = std::min(kBuf, n - i0);
+                              for (int64_t i = 0; i < m; ++i) buf[i] = p[(i0 + i) * st[1]];
+                              if (st[0] == 1) {
+                                kernel(buf, o + i0, m);
+                              } else {
+                                kernel(buf, buf, m);
+                                for (int64_t i = 0; i < m; ++i) o[(i0 + i) * st[0]] = buf[i];
+                              }
+                            }
+                          });
 }
 
 template <class T>
@@ -249,6 +252,35 @@ void binary_typed(BinaryOp op, const RawTensor& out, const RawTensor& a, const R
   unsupported(op_name(op), a.dtype());
 }
 
+// Contiguous fills from this size up stream past the caches: larger than both
+// cores' L2 together, the data would be evicted before anyone reads it.
+constexpr int64_t kStreamFillBytes = int64_t{8} << 20;
+
+// o[0..n) = v: the 64-byte-aligned middle with non-temporal stores, split into
+// one contiguous range per thread (whole 64-byte blocks); the unaligned head
+// and tail with ordinary stores. Each piece fences its own stores.
+template <class T>
+void stream_fill(T* o, int64_t n, T v, vmath::StreamFill kernel) {
+  static_assert(64 % sizeof(T) == 0);
+  alignas(64) unsigned char pattern[64];
+  for (std::size_t i = 0; i < 64; i += sizeof(T)) std::memcpy(pattern + i, &v, sizeof(T));
+  const auto addr = reinterpret_cast<std::uintptr_t>(o);
+  int64_t head = int64_t((64 - addr % 64) % 64);
+  if (head % int64_t(sizeof(T)) != 0) {  // not element-aligned to 64 bytes: no streaming
+    std::fill(o, o + n, v);
+    return;
+  }
+  head = std::min(n, head / int64_t(sizeof(T)));
+  constexpr int64_t kPerBlock = 64 / int64_t(sizeof(T));
+  const int64_t blocks = (n - head) / kPerBlock;
+  std::fill(o, o + head, v);
+  T* body = o + head;
+  std::fill(body + blocks * kPerBlock, o + n, v);
+  // Pieces of at least 1 MiB so a small fill does not wake the other thread.
+  parallel_for(0, blocks, (int64_t{1} << 20) / 64,
+               [&](int64_t lo, int64_t hi) { kernel(body + lo * kPerBlock, hi - lo, pattern); });
+}
+
 }  // namespace
 
 CachingAllocator& CpuBackend::allocator() { return cpu_allocator(); }
@@ -256,6 +288,11 @@ CachingAllocator& CpuBackend::allocator() { return cpu_allocator(); }
 void CpuBackend::fill(const RawTensor& out, double value) {
   visit_dtype(out.dtype(), "fill", [&]<class T>(type_tag<T>) {
     const T v = convert<T>(value);
+    if (out.is_contiguous() && out.numel() * int64_t(sizeof(T)) >= kStreamFillBytes) {
+      if (const vmath::Kernels* k = vmath::best()) {
+        return stream_fill(base_ptr<T>(out) + out.offset(), out.numel(), v, k->stream_fill);
+      }
+    }
     parallel_walk<1>(out.shape(), {&out.layout()}, [&](const auto& off, int64_t n, const auto& st) {
       T* o = base_ptr<T>(out) + off[0];
       for (int64_t i = 0; i < n; ++i) o[i * st[0]] = v;

@@ -6,13 +6,16 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
+#include <memory>
 #include <tuple>
 #include <type_traits>
 #include <utility>
 
 #include "core/parallel.hpp"
 #include "core/strided.hpp"
+#include "raw/cpu/vmath.hpp"
 #include "raw/raw_tensor.hpp"
 
 namespace strata::detail {
@@ -110,6 +113,100 @@ void parallel_walk(const Shape& shape, const std::array<const Layout*, N>& layou
                [&](int64_t lo, int64_t hi) { for_each_block(plan, lo, hi, fn); });
 }
 
+/// Tile of the staged walk: kStageRows rows (the transposed operand's fast
+/// dim) x kStageCols columns (the result's fast dim). Far larger than kTile:
+/// every row of a tile touches another page of some operand, and on this VM a
+/// page walk per 256 bytes cost more than the copy itself; long result rows
+/// (4 KiB of f32) and 256-byte source runs measured fastest (exp and add of a
+/// transposed 4096 x 4096 f32 view, tiles from 16 x 4096 to 512 x 256). The
+/// staging buffer, at most 64 x 1024 x 8 bytes = 512 KiB, stays in L2.
+inline constexpr int64_t kStageRows = 64, kStageCols = 1024;
+
+/// dst[b * ldd + a] = src[a * lds + b] for b < rows, a < cols, elements of
+/// `size` bytes (4-byte elements through the vectorised vmath kernel).
+inline void transpose_block(const char* src, int64_t lds, char* dst, int64_t ldd, int64_t rows,
+                            int64_t cols, int size) {
+  if (size == 4) {
+    if (const vmath::Kernels* k = vmath::best()) {
+      return k->transpose32(src, lds, dst, ldd, rows, cols);
+    }
+  }
+  constexpr int64_t kB = 16;  // blocks keep both sides' lines in L1
+  for (int64_t b0 = 0; b0 < rows; b0 += kB) {
+    for (int64_t a0 = 0; a0 < cols; a0 += kB) {
+      for (int64_t a = a0; a < std::min(cols, a0 + kB); ++a) {
+        for (int64_t b = b0; b < std::min(rows, b0 + kB); ++b) {
+          std::memcpy(dst + (b * ldd + a) * size, src + (a * lds + b) * size, std::size_t(size));
+        }
+      }
+    }
+  }
+}
+
+/// parallel_walk for kernels that run faster on unit strides: when, after
+/// prepare_tiles, an input operand k >= 1 is unit-stride along the tile's
+/// rows and wide-strided along its columns (a transposed view), each
+/// kStageRows x kStageCols tile of that operand is first transposed into a per-thread
+/// buffer; fn(off, n, st, k, row) then gets the buffer's row (unit stride,
+/// st[k] == 1) for operand k, off[k] meaningless. Otherwise fn gets k == -1
+/// and row == nullptr, as parallel_walk would call it. bases: the operands'
+/// storage, sizes: their element sizes in bytes.
+template <std::size_t N, class Fn>
+void parallel_walk_staged(const Shape& shape, const std::array<const Layout*, N>& layouts,
+                          const std::array<const void*, N>& bases, const std::array<int, N>& sizes,
+                          Fn&& fn) {
+  StridedPlan<N> p = make_plan<N>(shape, layouts);
+  if (p.numel == 0) return;
+  auto plain = [&](const auto& off, int64_t n, const auto& st) { fn(off, n, st, -1, nullptr); };
+  if (p.numel <= kTile * kTile || !prepare_tiles(p)) {
+    return parallel_for(0, p.numel, kGrain,
+                        [&](int64_t lo, int64_t hi) { for_each_block(p, lo, hi, plain); });
+  }
+  const std::size_t r = p.shape.size();
+  int k = -1;
+  for (std::size_t j = 1; j < N && k < 0; ++j) {
+    const int64_t sa = p.strides[j][r - 1];
+    if (p.strides[j][r - 2] == 1 && (sa > 1 || sa < -1)) k = int(j);
+  }
+  if (k < 0) return walk_tiles(p, plain);
+  const int64_t nb = p.shape[r - 2], na = p.shape[r - 1];
+  const int64_t tb = (nb + kStageRows - 1) / kStageRows, ta = (na + kStageCols - 1) / kStageCols;
+  const int64_t outer = p.numel / (nb * na);
+  const int size = sizes[std::size_t(k)];
+  const char* src = static_cast<const char*>(bases[std::size_t(k)]);
+  std::array<int64_t, N> inner;
+  for (std::size_t j = 0; j < N; ++j) inner[j] = p.strides[j][r - 1];
+  std::array<int64_t, N> unit = inner;
+  unit[std::size_t(k)] = 1;
+  const int64_t eb = std::min(nb, kStageRows), ea = std::min(na, kStageCols);
+  // Threads only from kGrain elements on, as in every other walk.
+  parallel_for(0, outer * tb * ta, std::max<int64_t>(1, kGrain / (eb * ea)),
+               [&](int64_t lo, int64_t hi) {
+                 std::unique_ptr<char[]> buf(new char[std::size_t(eb * ea * size)]);
+                 for (int64_t t = lo; t < hi; ++t) {
+                   int64_t o = t / (tb * ta);
+                   const int64_t ib = (t / ta) % tb, ia = t % ta;
+                   std::array<int64_t, N> base = p.offsets;
+                   for (std::size_t d = r - 2; d-- > 0;) {
+                     const int64_t i = o % p.shape[d];
+                     o /= p.shape[d];
+                     for (std::size_t j = 0; j < N; ++j) base[j] += i * p.strides[j][d];
+                   }
+                   const int64_t b0 = ib * kStageRows, b1 = std::min(nb, b0 + kStageRows);
+                   const int64_t a0 = ia * kStageCols, n = std::min(na, a0 + kStageCols) - a0;
+                   const int64_t sk = inner[std::size_t(k)];
+                   transpose_block(src + (base[std::size_t(k)] + b0 + a0 * sk) * size, sk,
+                                   buf.get(), n, b1 - b0, n, size);
+                   for (int64_t b = b0; b < b1; ++b) {
+                     std::array<int64_t, N> off;
+                     for (std::size_t j = 0; j < N; ++j)
+                       off[j] = base[j] + b * p.strides[j][r - 2] + a0 * inner[j];
+                     fn(off, n, unit, k, static_cast<const void*>(buf.get() + (b - b0) * n * size));
+                   }
+                 }
+               });
+}
+
 /// out[i] = f(ins[i]...) over tensors of one shape, with unit-stride and
 /// (for two inputs, and where's last two) broadcast-scalar fast paths the
 /// compiler can vectorise.
@@ -120,10 +217,12 @@ void map_into(TO* out_base, const Layout& out, F f,
   constexpr std::size_t N = 1 + sizeof...(TI);
   const std::array<const Layout*, N> layouts{&out, ins.second...};
   const std::tuple<const TI*...> bases{ins.first...};
-  parallel_walk<N>(out.shape, layouts, [&](const auto& off, int64_t n, const auto& st) {
+  // Operand sk (if any) comes from parallel_walk_staged's buffer, transposed.
+  auto block = [&](const auto& off, int64_t n, const auto& st, int sk, const void* row) {
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       TO* o = out_base + off[0];
-      const std::tuple<const TI*...> p{std::get<K>(bases) + off[K + 1]...};
+      const std::tuple<const TI*...> p{int(K + 1) == sk ? static_cast<const TI*>(row)
+                                                        : std::get<K>(bases) + off[K + 1]...};
       bool unit = st[0] == 1;
       ((unit = unit && st[K + 1] == 1), ...);
       if (unit) {
@@ -163,7 +262,9 @@ void map_into(TO* out_base, const Layout& out, F f,
       for (int64_t i = 0; i < n; ++i) o[i * st[0]] = f(std::get<K>(p)[i * st[K + 1]]...);
     }
     (std::index_sequence_for<TI...>{});
-  });
+  };
+  parallel_walk_staged<N>(out.shape, layouts, {out_base, ins.first...},
+                          {int(sizeof(TO)), int(sizeof(TI))...}, block);
 }
 
 template <class, class U>

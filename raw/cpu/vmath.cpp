@@ -66,7 +66,7 @@ const Kernels* choose() {
 }
 
 constexpr int64_t kBlock = 1024;  // elements per block of lane sums
-constexpr int kLanes = 32;        // independent partial sums: the compiler vectorises them
+constexpr int kLanes = 32;        // independent partial sums (as in vmath_impl.hpp's kSumLanes)
 
 template <class T>
 double sum_impl(const T* x, int64_t n) {
@@ -118,12 +118,22 @@ const Kernels* best() {
   return k;
 }
 
-double sum(const float* x, int64_t n) { return sum_impl(x, n); }
-double sum(const double* x, int64_t n) { return sum_impl(x, n); }
+// The CPU's build of the sums (the same arithmetic in every build), or the
+// portable one off x86-64.
+double sum(const float* x, int64_t n) {
+  if (const Kernels* k = best()) return k->sum_f32(x, n);
+  return sum_impl(x, n);
+}
+double sum(const double* x, int64_t n) {
+  if (const Kernels* k = best()) return k->sum_f64(x, n);
+  return sum_impl(x, n);
+}
 void sum_columns(const float* x, int64_t rows, int64_t ld, int64_t cols, double* acc) {
+  if (const Kernels* k = best()) return k->sum_columns_f32(x, rows, ld, cols, acc);
   sum_columns_impl(x, rows, ld, cols, acc);
 }
 void sum_columns(const double* x, int64_t rows, int64_t ld, int64_t cols, double* acc) {
+  if (const Kernels* k = best()) return k->sum_columns_f64(x, rows, ld, cols, acc);
   sum_columns_impl(x, rows, ld, cols, acc);
 }
 

@@ -19,10 +19,26 @@ using KernelF64 = void (*)(const double* x, double* y, int64_t n);
 /// The instruction sets with their own build of the kernels.
 enum class Isa : int { sse2, avx2, avx512 };
 
+/// Writes `blocks` copies of the 64-byte `pattern` to `dst` (64-byte aligned)
+/// with non-temporal (streaming) stores, which bypass the caches and skip the
+/// read-for-ownership of each line, then fences them (sfence).
+using StreamFill = void (*)(void* dst, int64_t blocks, const void* pattern);
+/// Transposes a block of 4-byte elements (any type: only bits move):
+/// dst[b * ldd + a] = src[a * lds + b] for b < rows, a < cols (lds may be negative).
+using Transpose32 = void (*)(const void* src, int64_t lds, void* dst, int64_t ldd, int64_t rows,
+                             int64_t cols);
+
 struct Kernels {
   Isa isa;
   KernelF32 f32[kFnCount];
   KernelF64 f64[kFnCount];
+  StreamFill stream_fill;
+  Transpose32 transpose32;
+  // The summation kernels below, compiled for this instruction set.
+  double (*sum_f32)(const float* x, int64_t n);
+  double (*sum_f64)(const double* x, int64_t n);
+  void (*sum_columns_f32)(const float* x, int64_t rows, int64_t ld, int64_t cols, double* acc);
+  void (*sum_columns_f64)(const double* x, int64_t rows, int64_t ld, int64_t cols, double* acc);
 };
 
 /// The kernels for `isa`, or nullptr when this CPU (or this build) lacks it.
@@ -35,7 +51,9 @@ const char* isa_name(Isa isa);
 
 /// Blocked sums of contiguous arrays: lanes of partial sums over blocks of at
 /// most 1024 elements, block sums added in double. The f32 sum of 2^24 ones is
-/// exact; rounding error grows with the block size, not with n.
+/// exact; rounding error grows with the block size, not with n. The same
+/// lanes and order on every instruction set (only adds: no contraction), so
+/// the result does not depend on the CPU's vector width either.
 double sum(const float* x, int64_t n);
 double sum(const double* x, int64_t n);
 /// acc[j] += sum over r < rows of x[r * ld + j], for j < cols (column sums of a

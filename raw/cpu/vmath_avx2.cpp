@@ -2,6 +2,8 @@
 // vmath kernels for AVX2 with FMA (this file is compiled with -mavx2 -mfma).
 #include <immintrin.h>
 #include <sleef.h>
+#include <cstdint>
+#include <cstring>
 
 #define ISA_NS avx2
 #define ISA_ENUM Isa::avx2
@@ -18,6 +20,23 @@ inline __m256d loadd(const double* p) { return _mm256_loadu_pd(p); }
 inline void stored(double* p, __m256d v) { _mm256_storeu_pd(p, v); }
 inline __m256 sqrtf_v(__m256 v) { return _mm256_sqrt_ps(v); }
 inline __m256d sqrtd_v(__m256d v) { return _mm256_sqrt_pd(v); }
+inline void stream_fill(void* dst, int64_t blocks, const void* pattern) {
+  const __m256i v0 = _mm256_loadu_si256(static_cast<const __m256i*>(pattern));
+  const __m256i v1 = _mm256_loadu_si256(static_cast<const __m256i*>(pattern) + 1);
+  auto* d = static_cast<__m256i*>(dst);
+  for (int64_t i = 0; i < blocks; ++i) {
+    _mm256_stream_si256(d + 2 * i, v0);
+    _mm256_stream_si256(d + 2 * i + 1, v1);
+  }
+  _mm_sfence();
+}
+// dst[b * ldd + a] = src[a * lds + b] for a 16 x 16 block of 4-byte elements.
+inline void transpose16(const char* src, int64_t lds, char* dst, int64_t ldd) {
+  for (int64_t a = 0; a < 16; ++a) {
+    for (int64_t b = 0; b < 16; ++b)
+      std::memcpy(dst + (b * ldd + a) * 4, src + (a * lds + b) * 4, 4);
+  }
+}
 }  // namespace strata::detail::vmath::avx2
 
 #include "raw/cpu/vmath_impl.hpp"

@@ -2,6 +2,8 @@
 // vmath kernels for AVX-512F (this file is compiled with -mavx512f -mfma).
 #include <immintrin.h>
 #include <sleef.h>
+#include <cstdint>
+#include <cstring>
 
 #define ISA_NS avx512
 #define ISA_ENUM Isa::avx512
@@ -18,6 +20,46 @@ inline __m512d loadd(const double* p) { return _mm512_loadu_pd(p); }
 inline void stored(double* p, __m512d v) { _mm512_storeu_pd(p, v); }
 inline __m512 sqrtf_v(__m512 v) { return _mm512_sqrt_ps(v); }
 inline __m512d sqrtd_v(__m512d v) { return _mm512_sqrt_pd(v); }
+inline void stream_fill(void* dst, int64_t blocks, const void* pattern) {
+  const __m512i v = _mm512_loadu_si512(pattern);
+  auto* d = static_cast<__m512i*>(dst);
+  for (int64_t i = 0; i < blocks; ++i) _mm512_stream_si512(d + i, v);
+  _mm_sfence();
+}
+// dst[b * ldd + a] = src[a * lds + b] for a 16 x 16 block of 4-byte elements,
+// in registers: 32-bit and 64-bit interleaves within 128-bit lanes, then a
+// 4 x 4 transpose of the lanes. (GCC 12 warns inside its own headers that
+// the unpack and shuffle builtins' unused merge operand is uninitialised.)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+inline void transpose16(const char* src, int64_t lds, char* dst, int64_t ldd) {
+  const auto* s = reinterpret_cast<const float*>(src);
+  auto* d = reinterpret_cast<float*>(dst);
+  __m512 r[16], t[16], u[16];
+  for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(s + i * lds);
+  for (int i = 0; i < 16; i += 2) {
+    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+  }
+  auto pd = [](__m512 v) { return _mm512_castps_pd(v); };
+  for (int i = 0; i < 16; i += 4) {
+    u[i] = _mm512_castpd_ps(_mm512_unpacklo_pd(pd(t[i]), pd(t[i + 2])));
+    u[i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(pd(t[i]), pd(t[i + 2])));
+    u[i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(pd(t[i + 1]), pd(t[i + 3])));
+    u[i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(pd(t[i + 1]), pd(t[i + 3])));
+  }
+  for (int j = 0; j < 4; ++j) {
+    const __m512 a = _mm512_shuffle_f32x4(u[j], u[4 + j], 0x44);
+    const __m512 b = _mm512_shuffle_f32x4(u[j], u[4 + j], 0xEE);
+    const __m512 c = _mm512_shuffle_f32x4(u[8 + j], u[12 + j], 0x44);
+    const __m512 e = _mm512_shuffle_f32x4(u[8 + j], u[12 + j], 0xEE);
+    _mm512_storeu_ps(d + j * ldd, _mm512_shuffle_f32x4(a, c, 0x88));
+    _mm512_storeu_ps(d + (4 + j) * ldd, _mm512_shuffle_f32x4(a, c, 0xDD));
+    _mm512_storeu_ps(d + (8 + j) * ldd, _mm512_shuffle_f32x4(b, e, 0x88));
+    _mm512_storeu_ps(d + (12 + j) * ldd, _mm512_shuffle_f32x4(b, e, 0xDD));
+  }
+}
+#pragma GCC diagnostic pop
 }  // namespace strata::detail::vmath::avx512
 
 #include "raw/cpu/vmath_impl.hpp"

@@ -6,6 +6,8 @@
 //   kLanesF, kLanesD their lane counts,
 //   loadf/storef, loadd/stored  unaligned loads and stores,
 //   sqrtf_v/sqrtd_v hardware square roots,
+//   stream_fill     the non-temporal fill of 64-byte blocks,
+//   transpose16     the transpose of a 16 x 16 block of 4-byte elements,
 // and the SLEEF function names through SLEEF_F(name) and SLEEF_D(name).
 // Only builtins and SLEEF are used here: no inline library code whose
 // ISA-specific instantiation another translation unit could pick up.
@@ -57,6 +59,99 @@ STRATA_VMATH_WRAP(tanh)
 inline VF sqrt_f(VF v) { return sqrtf_v(v); }
 inline VD sqrt_d(VD v) { return sqrtd_v(v); }
 
+// Element (a, b) of the source to (b, a) of the destination, bytes only.
+inline void move32(const char* s, int64_t lds, char* d, int64_t ldd, int64_t a, int64_t b) {
+  std::memcpy(d + (b * ldd + a) * 4, s + (a * lds + b) * 4, 4);
+}
+
+// 16 x 16 blocks by transpose16, the edges element by element. Blocks go
+// along the source's rows (each 16 source rows are read left to right, whole
+// lines), prefetching the same lines of the next 16 rows.
+void transpose32(const void* src, int64_t lds, void* dst, int64_t ldd, int64_t rows, int64_t cols) {
+  const char* s = static_cast<const char*>(src);
+  char* d = static_cast<char*>(dst);
+  const int64_t rows16 = rows - rows % 16;
+  int64_t a0 = 0;
+  for (; a0 + 16 <= cols; a0 += 16) {
+    const bool next = a0 + 32 <= cols;
+    for (int64_t b0 = 0; b0 < rows16; b0 += 16) {
+      if (next) {
+        for (int64_t a = a0 + 16; a < a0 + 32; ++a) __builtin_prefetch(s + (a * lds + b0) * 4);
+      }
+      transpose16(s + (a0 * lds + b0) * 4, lds, d + (b0 * ldd + a0) * 4, ldd);
+    }
+    for (int64_t a = a0; a < a0 + 16; ++a) {
+      for (int64_t b = rows16; b < rows; ++b) move32(s, lds, d, ldd, a, b);
+    }
+  }
+  for (int64_t a = a0; a < cols; ++a) {
+    for (int64_t b = 0; b < rows; ++b) move32(s, lds, d, ldd, a, b);
+  }
+}
+
+// The blocked sums of vmath.hpp, compiled for this instruction set: lanes
+// of kSumLanes partial sums per block of kSumBlock elements, pairwise over the
+// lanes, block sums in double; the next lines are prefetched 16 KiB ahead
+// (on this VM's long memory latency the hardware prefetcher alone lags).
+constexpr int64_t kSumBlock = 1024;
+constexpr int kSumLanes = 32;
+constexpr int64_t kSumAhead = 16384;  // bytes
+
+template <class T>
+double sum_blocks(const T* x, int64_t n) {
+  double total = 0;
+  for (int64_t b = 0; b < n; b += kSumBlock) {
+    const int64_t m = n - b < kSumBlock ? n - b : kSumBlock;
+    const T* p = x + b;
+    const char* ahead = reinterpret_cast<const char*>(p) + kSumAhead;
+    for (int64_t c = 0; c < m * int64_t(sizeof(T)); c += 64) __builtin_prefetch(ahead + c);
+    T acc[kSumLanes] = {};
+    int64_t i = 0;
+    for (; i + kSumLanes <= m; i += kSumLanes) {
+      for (int j = 0; j < kSumLanes; ++j) acc[j] += p[i + j];
+    }
+    for (int w = kSumLanes / 2; w > 0; w /= 2) {
+      for (int j = 0; j < w; ++j) acc[j] += acc[j + w];
+    }
+    double s = double(acc[0]);
+    for (; i < m; ++i) s += double(p[i]);
+    total += s;
+  }
+  return total;
+}
+
+template <class T>
+void sum_columns_blocks(const T* x, int64_t rows, int64_t ld, int64_t cols, double* acc) {
+  constexpr int64_t kRowBlock = 32;  // rows summed in T before adding into acc
+  constexpr int64_t kColBlock = 512;
+  T part[kColBlock];
+  // Row blocks outside: the block's rows are read along their whole width
+  // (acc[j] still gets its row-block partials in row order).
+  for (int64_t r0 = 0; r0 < rows; r0 += kRowBlock) {
+    const int64_t nr = rows - r0 < kRowBlock ? rows - r0 : kRowBlock;
+    for (int64_t c0 = 0; c0 < cols; c0 += kColBlock) {
+      const int64_t nc = cols - c0 < kColBlock ? cols - c0 : kColBlock;
+      const T* p = x + r0 * ld + c0;
+      for (int64_t j = 0; j < nc; ++j) part[j] = p[j];
+      for (int64_t r = 1; r < nr; ++r) {
+        const T* q = p + r * ld;
+        for (int64_t j = 0; j < nc; ++j) part[j] += q[j];
+      }
+      double* a = acc + c0;
+      for (int64_t j = 0; j < nc; ++j) a[j] += double(part[j]);
+    }
+  }
+}
+
+double sum_f32(const float* x, int64_t n) { return sum_blocks(x, n); }
+double sum_f64(const double* x, int64_t n) { return sum_blocks(x, n); }
+void sum_columns_f32(const float* x, int64_t rows, int64_t ld, int64_t cols, double* acc) {
+  sum_columns_blocks(x, rows, ld, cols, acc);
+}
+void sum_columns_f64(const double* x, int64_t rows, int64_t ld, int64_t cols, double* acc) {
+  sum_columns_blocks(x, rows, ld, cols, acc);
+}
+
 extern const Kernels kKernels;
 const Kernels kKernels = {
     ISA_ENUM,
@@ -64,6 +159,12 @@ const Kernels kKernels = {
      run_f32<sqrt_f>},
     {run_f64<exp_d>, run_f64<log_d>, run_f64<sin_d>, run_f64<cos_d>, run_f64<tanh_d>,
      run_f64<sqrt_d>},
+    stream_fill,
+    transpose32,
+    sum_f32,
+    sum_f64,
+    sum_columns_f32,
+    sum_columns_f64,
 };
 
 }  // namespace ISA_NS

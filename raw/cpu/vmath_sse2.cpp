@@ -2,6 +2,8 @@
 // vmath kernels for SSE2, which every x86-64 CPU has (no extra compile flags).
 #include <immintrin.h>
 #include <sleef.h>
+#include <cstdint>
+#include <cstring>
 
 #define ISA_NS sse2
 #define ISA_ENUM Isa::sse2
@@ -18,6 +20,26 @@ inline __m128d loadd(const double* p) { return _mm_loadu_pd(p); }
 inline void stored(double* p, __m128d v) { _mm_storeu_pd(p, v); }
 inline __m128 sqrtf_v(__m128 v) { return _mm_sqrt_ps(v); }
 inline __m128d sqrtd_v(__m128d v) { return _mm_sqrt_pd(v); }
+inline void stream_fill(void* dst, int64_t blocks, const void* pattern) {
+  const auto* q = static_cast<const __m128i*>(pattern);
+  const __m128i v0 = _mm_loadu_si128(q), v1 = _mm_loadu_si128(q + 1);
+  const __m128i v2 = _mm_loadu_si128(q + 2), v3 = _mm_loadu_si128(q + 3);
+  auto* d = static_cast<__m128i*>(dst);
+  for (int64_t i = 0; i < blocks; ++i) {
+    _mm_stream_si128(d + 4 * i, v0);
+    _mm_stream_si128(d + 4 * i + 1, v1);
+    _mm_stream_si128(d + 4 * i + 2, v2);
+    _mm_stream_si128(d + 4 * i + 3, v3);
+  }
+  _mm_sfence();
+}
+// dst[b * ldd + a] = src[a * lds + b] for a 16 x 16 block of 4-byte elements.
+inline void transpose16(const char* src, int64_t lds, char* dst, int64_t ldd) {
+  for (int64_t a = 0; a < 16; ++a) {
+    for (int64_t b = 0; b < 16; ++b)
+      std::memcpy(dst + (b * ldd + a) * 4, src + (a * lds + b) * 4, 4);
+  }
+}
 }  // namespace strata::detail::vmath::sse2
 
 #include "raw/cpu/vmath_impl.hpp"

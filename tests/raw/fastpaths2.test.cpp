@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: MIT
+// The second round of CPU fast paths against independent loops: the staged
+// (transposed-into-a-buffer) walk of transposed operands over 64 x 1024 tile
+// edges, odd sizes, negative strides and every element size; the vectorised
+// 4-byte transpose per instruction set; the streaming fill of large
+// contiguous tensors (unaligned starts, tails, every element size) and the
+// index_add that starts from it; the blocked sums of every instruction set
+// (same bits, exact on 2^24 ones); results the same bits on 1 and 2 threads.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "raw/cpu/vmath.hpp"
+#include "support/elementwise_ref.hpp"
+
+namespace st = strata;
+namespace tt = strata::testing;
+namespace raw = strata::raw;
+namespace vm = strata::detail::vmath;
+using st::BinaryOp;
+using st::RawTensor;
+using st::Shape;
+using st::UnaryOp;
+using Idx = std::vector<int64_t>;
+
+namespace {
+
+/// Restores the thread count when a test ends.
+struct Threads {
+  int saved = st::num_threads();
+  ~Threads() { st::set_num_threads(saved); }
+};
+
+template <class T>
+std::vector<T> host(const RawTensor& t) {
+  std::vector<T> v(std::size_t(t.numel()));
+  raw::to_host(t, v.data());
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("the 4-byte transpose kernel of every instruction set matches a double loop", "[raw]") {
+  for (vm::Isa isa : {vm::Isa::sse2, vm::Isa::avx2, vm::Isa::avx512}) {
+    const vm::Kernels* k = vm::kernels_for(isa);
+    if (!k) continue;
+    INFO("isa " << vm::isa_name(isa));
+    for (const auto& [rows, cols] : {std::pair<int64_t, int64_t>{16, 16},
+                                     {33, 47},
+                                     {1, 17},
+                                     {17, 1},
+                                     {64, 15},
+                                     {15, 64},
+                                     {48, 32}}) {
+      const int64_t lds = rows + 5, ldd = cols + 3;  // padded, unlike the callers
+      std::vector<uint32_t> src(std::size_t(cols * lds));
+      for (std::size_t i = 0; i < src.size(); ++i) src[i] = uint32_t(i * 2654435761u);
+      std::vector<uint32_t> dst(std::size_t(rows * ldd), 0xdeadbeefu);
+      k->transpose32(src.data(), lds, dst.data(), ldd, rows, cols);
+      bool ok = true;
+      for (int64_t b = 0; b < rows; ++b) {
+        for (int64_t a = 0; a < ldd; ++a) {
+          const uint32_t want = a < cols ? src[std::size_t(a * lds + b)] : 0xdeadbeefu;
+          ok = ok && dst[std::size_t(b * ldd + a)] == want;
+        }
+      }
+      INFO(rows << " x " << cols);
+      CHECK(ok);
+      // Negative source stride: rows read from the last one backwards.
+      std::vector<uint32_t> neg(std::size_t(rows * ldd), 0);
+      k->transpose32(src.data() + (cols - 1) * lds, -lds, neg.data(), ldd, rows, cols);
+      for (int64_t b = 0; b < rows; ++b) {
+        for (int64_t a = 0; a < cols; ++a) {
+          ok = ok && neg[std::size_t(b * ldd + a)] == src[std::size_t((cols - 1 - a) * lds + b)];
+        }
+      }
+      CHECK(ok);
+    }
+  }
+}
+
+TEST_CASE("transposed operands staged in 64 x 1024 tiles match the reference", "[raw]") {
+  Threads restore;
+  // Tile edges of the staged walk (64 rows, 1024 columns) and of the 16 x 16
+  // kernel, odd sizes.
+  const std::vector<Shape> shapes{{256, 256}, {257, 300},  {513, 77}, {70, 1000},
+                                  {300, 255}, {130, 1030}, {63, 2049}};
+  for (int threads : {1, 2}) {
+    st::set_num_threads(threads);
+    for (st::DType t : {st::f32, st::f64, st::i32, st::i64}) {
+      for (const Shape& s : shapes) {
+        const RawTensor n = raw::normal({s[1], s[0]}, 9, st::f64);
+        const RawTensor base =
+            st::is_floating(t)
+                ? raw::cast(n, t)
+                : raw::cast(raw::binary(BinaryOp::mul, n, raw::full(n.shape(), 1000, st::f64)), t);
+        const RawTensor xt = base.transpose(0, 1);
+        const RawTensor y = raw::cast(raw::normal(s, 10, st::f64), t);
+        INFO(tt::dname(t) << " shape " << s << " threads " << threads);
+        CHECK(tt::first_mismatch(raw::contiguous(xt), s, t,
+                                 [&](const Idx& i) { return tt::get(xt, i); }) == "");
+        CHECK(tt::first_mismatch(raw::binary(BinaryOp::add, y, xt), s, t, [&](const Idx& i) {
+                return tt::round_to(t, tt::get(y, i) + tt::get(xt, i));
+              }) == "");
+        // Negative strides on the transposed operand (flipped along both dims).
+        const RawTensor xf = xt.flip(0).flip(1);
+        CHECK(tt::first_mismatch(raw::binary(BinaryOp::sub, xf, y), s, t, [&](const Idx& i) {
+                return tt::round_to(t, tt::get(xf, i) - tt::get(y, i));
+              }) == "");
+        if (st::is_floating(t)) {
+          CHECK(tt::first_mismatch(raw::unary(UnaryOp::exp, xt), s, t,
+                                   [&](const Idx& i) { return std::exp(tt::get(xt, i)); }) == "");
+          CHECK(tt::first_mismatch(raw::unary(UnaryOp::tanh, xf), s, t,
+                                   [&](const Idx& i) { return std::tanh(tt::get(xf, i)); }) == "");
+        }
+      }
+    }
+    // 1-byte elements (bool, scalar transpose), rank 3 with the transposed
+    // pair innermost and a cast on the way.
+    const RawTensor n3 = raw::normal({3, 300, 270}, 11, st::f64);
+    const RawTensor b = raw::binary(BinaryOp::gt, n3, raw::full(n3.shape(), 0, st::f64));
+    const RawTensor bt = b.permute({0, 2, 1});
+    CHECK(tt::first_mismatch(raw::contiguous(bt), bt.shape(), st::bool_,
+                             [&](const Idx& i) { return tt::get(bt, i); }) == "");
+    const RawTensor f3 = raw::normal({3, 300, 270}, 12, st::f32).permute({0, 2, 1});
+    CHECK(tt::first_mismatch(raw::cast(f3, st::f64), f3.shape(), st::f64,
+                             [&](const Idx& i) { return tt::get(f3, i); }) == "");
+  }
+}
+
+TEST_CASE("staged transposed walks give the same bits on 1 and 2 threads", "[raw]") {
+  Threads restore;
+  const RawTensor xt = raw::normal({600, 530}, 13, st::f32).transpose(0, 1);
+  const RawTensor y = raw::normal({530, 600}, 14, st::f32);
+  st::set_num_threads(1);
+  const auto e1 = host<float>(raw::unary(UnaryOp::exp, xt));
+  const auto a1 = host<float>(raw::binary(BinaryOp::add, xt, y));
+  st::set_num_threads(2);
+  CHECK(host<float>(raw::unary(UnaryOp::exp, xt)) == e1);
+  CHECK(host<float>(raw::binary(BinaryOp::add, xt, y)) == a1);
+}
+
+TEST_CASE("large contiguous fills stream every element, unaligned starts and tails included",
+          "[raw]") {
+  Threads restore;
+  // 8 MiB and up take the streaming path; offsets make the start unaligned.
+  for (int threads : {1, 2}) {
+    st::set_num_threads(threads);
+    for (int64_t extra : {0, 1, 7, 19}) {
+      const int64_t n = (int64_t{9} << 20) / 4 + extra;
+      const RawTensor big = raw::full({n + 40}, 5, st::f32);
+      const RawTensor part =
+          big.slice(0, 3 + extra, 3 + extra + n, 1);  // a contiguous view, offset start
+      raw::fill_(part, -2.5);
+      const auto v = host<float>(big);
+      bool ok = true;
+      for (int64_t i = 0; i < n + 40; ++i) {
+        const bool inside = i >= 3 + extra && i < 3 + extra + n;
+        ok = ok && v[std::size_t(i)] == (inside ? -2.5f : 5.0f);
+      }
+      INFO("extra " << extra << " threads " << threads);
+      CHECK(ok);
+    }
+    for (st::DType t : {st::f64, st::i64, st::i32, st::bool_}) {
+      const int64_t n = (int64_t{17} << 20) / int64_t(st::dtype_size(t)) + 13;
+      const RawTensor x = raw::full({n}, 3, t);
+      const auto want = raw::cast(raw::full({1}, 3, t), st::f64);
+      double w = 0;
+      raw::to_host(want, &w);
+      const auto v = host<double>(raw::cast(x, st::f64));
+      bool ok = true;
+      for (double e : v) ok = ok && e == w;
+      INFO(tt::dname(t));
+      CHECK(ok);
+    }
+  }
+}
+
+TEST_CASE("index_add into a large broadcast zero matches a scatter loop", "[raw]") {
+  Threads restore;
+  const int64_t rows = 40000, cols = 64, picks = 5000;  // 10 MiB: the streaming fill
+  std::vector<int64_t> idx(picks);
+  for (int64_t j = 0; j < picks; ++j) idx[std::size_t(j)] = (j * 7919) % rows / ((j % 3) + 1);
+  const RawTensor it = raw::from_host(idx.data(), {picks}, st::i64);
+  const RawTensor src = raw::normal({picks, cols}, 15, st::f32);
+  const RawTensor zero = raw::full({1, 1}, 0, st::f32).expand({rows, cols});
+  const auto s = host<float>(src);
+  std::vector<double> want(std::size_t(rows * cols), 0.0);
+  for (int64_t j = 0; j < picks; ++j) {
+    for (int64_t c = 0; c < cols; ++c) {
+      want[std::size_t(idx[std::size_t(j)] * cols + c)] += double(s[std::size_t(j * cols + c)]);
+    }
+  }
+  std::vector<float> first;
+  for (int threads : {1, 2}) {
+    st::set_num_threads(threads);
+    const auto got = host<float>(raw::index_add(zero, 0, it, src));
+    bool ok = true;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      ok = ok && std::abs(double(got[i]) - want[i]) <= 1e-5 * (1 + std::abs(want[i]));
+    }
+    CHECK(ok);
+    if (first.empty()) {
+      first = got;
+    } else {
+      CHECK(got == first);
+    }
+  }
+}
+
+TEST_CASE("the blocked sums of every instruction set give the same bits and match double loops",
+          "[raw]") {
+  // Odd lengths around the 32-lane and 1024-element block edges, and rows.
+  std::vector<float> x(70001);
+  std::vector<double> xd(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    x[i] = float(std::sin(double(i) * 0.37) * 3 + 0.25);
+    xd[i] = double(x[i]) * 1.0000001;
+  }
+  std::vector<double> first;
+  for (vm::Isa isa : {vm::Isa::sse2, vm::Isa::avx2, vm::Isa::avx512}) {
+    const vm::Kernels* k = vm::kernels_for(isa);
+    if (!k) continue;
+    INFO("isa " << vm::isa_name(isa));
+    std::vector<double> got;
+    for (int64_t n : {0, 1, 31, 33, 1023, 1025, 4097, 70001}) {
+      double want = 0, want_d = 0;
+      for (int64_t i = 0; i < n; ++i) want += double(x[std::size_t(i)]);
+      for (int64_t i = 0; i < n; ++i) want_d += xd[std::size_t(i)];
+      const double s = k->sum_f32(x.data(), n), sd = k->sum_f64(xd.data(), n);
+      CHECK(std::abs(s - want) <= 1e-5 * (1 + std::abs(want)) + 1e-4);
+      CHECK(std::abs(sd - want_d) <= 1e-12 * (1 + std::abs(want_d)));
+      got.push_back(s);
+      got.push_back(sd);
+    }
+    // Column sums of a 67 x 601 block inside rows of 700 (row blocks of 32).
+    const int64_t rows = 67, cols = 601, ld = 700;
+    std::vector<double> acc(cols, 0.5), accd(cols, 0.5);
+    k->sum_columns_f32(x.data(), rows, ld, cols, acc.data());
+    k->sum_columns_f64(xd.data(), rows, ld, cols, accd.data());
+    bool ok = true;
+    for (int64_t j = 0; j < cols; ++j) {
+      double w = 0.5, wd = 0.5;
+      for (int64_t r = 0; r < rows; ++r) w += double(x[std::size_t(r * ld + j)]);
+      for (int64_t r = 0; r < rows; ++r) wd += xd[std::size_t(r * ld + j)];
+      ok = ok && std::abs(acc[std::size_t(j)] - w) <= 1e-5 * (1 + std::abs(w));
+      ok = ok && std::abs(accd[std::size_t(j)] - wd) <= 1e-12 * (1 + std::abs(wd));
+    }
+    CHECK(ok);
+    got.insert(got.end(), acc.begin(), acc.end());
+    got.insert(got.end(), accd.begin(), accd.end());
+    // 2^24 ones: exact in every build.
+    std::vector<float> ones(std::size_t(1) << 24, 1.0f);
+    CHECK(k->sum_f32(ones.data(), int64_t(ones.size())) == 16777216.0);
+    if (first.empty()) {
+      first = got;
+    } else {
+      CHECK(got == first);
+    }
+  }
+}
