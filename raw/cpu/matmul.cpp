@@ -207,12 +207,14 @@ void matmul_typed(const RawTensor& out, const RawTensor& a, const RawTensor& b) 
       });
       return;
     }
-    // Few large products: split each one's columns (or rows, if it is tall) across threads.
+    // Few large products: split each one's columns (or rows, if it is tall or
+    // B is column-major: oneDNN's transposed-B path is 2-4x slower on column
+    // blocks of a 256-wide product) across threads.
     for (int64_t t = 0; t < batches; ++t) {
       std::vector<T> sa, sb;
       auto [A, B] = operands(t, sa, sb);
       T* c = ob + offsets[std::size_t(t)][0];
-      const bool by_cols = n >= m;
+      const bool by_cols = n >= m && B.row_major;
       const int64_t extent = by_cols ? n : m;
       parallel_for(0, extent, std::max<int64_t>(32, extent / threads), [&](int64_t lo, int64_t hi) {
         if (by_cols) {
