@@ -197,6 +197,10 @@ int main(int argc, char** argv) {
   nlohmann::json results = nlohmann::json::array();
   for (const Workload& w : workloads()) {
     if (!filter.empty() && w.name.find(filter) == std::string::npos) continue;
+    // Each workload starts from an empty allocator cache, as in a fresh
+    // process: blocks cached by earlier (GB-sized) workloads would otherwise
+    // fill the cache's limit and send this one's frees back to the system.
+    st::cpu_allocator().empty_cache();
     const Timing t = time_body(w.setup(), reps);
     nlohmann::json row{{"name", w.name}, {"unit", "ms"}, {"median", t.median}, {"min", t.min},
                        {"max", t.max},   {"reps", reps}, {"threads", threads}};

@@ -2,6 +2,8 @@
 #include "core/parallel.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <deque>
@@ -17,6 +19,30 @@ namespace strata {
 namespace {
 
 thread_local bool t_in_parallel = false;
+
+/// How long a thread polls for work (or for a job's last piece) before it
+/// sleeps on a condition variable. A training step issues its parallel ops
+/// tens of microseconds apart, and waking a sleeping thread costs about as
+/// much, so a short poll keeps the pool warm; past it, threads sleep (no
+/// lasting busy-waiting, unlike an active OpenMP runtime).
+constexpr auto kPoll = std::chrono::microseconds(50);
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+/// Polls `ready` for up to kPoll; true when it became true.
+template <class Ready>
+bool poll_for(Ready ready) {
+  const auto until = std::chrono::steady_clock::now() + kPoll;
+  for (int i = 0;; ++i) {
+    if (ready()) return true;
+    if ((i & 63) == 63 && std::chrono::steady_clock::now() > until) return false;
+    cpu_relax();
+  }
+}
 
 class ThreadPool {
  public:
@@ -38,7 +64,7 @@ class ThreadPool {
     struct Job {
       std::mutex m;
       std::condition_variable done;
-      int remaining;
+      std::atomic<int> remaining;
       std::exception_ptr error;
     };
     auto job = std::make_shared<Job>();
@@ -54,12 +80,15 @@ class ThreadPool {
         if (!job->error) job->error = std::current_exception();
       }
       t_in_parallel = false;
-      std::lock_guard lock(job->m);
-      if (--job->remaining == 0) job->done.notify_all();
+      if (job->remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        std::lock_guard lock(job->m);  // a waiter is either polling or inside wait()
+        job->done.notify_all();
+      }
     };
     {
       std::lock_guard lock(mutex_);
       for (int i = 1; i < pieces; ++i) tasks_.push_back({job.get(), [piece, i] { piece(i); }});
+      pending_.store(int(tasks_.size()), std::memory_order_release);
     }
     cv_.notify_all();
     piece(0);
@@ -75,11 +104,15 @@ class ThreadPool {
         if (it == tasks_.end()) break;
         task = std::move(it->fn);
         tasks_.erase(it);
+        pending_.store(int(tasks_.size()), std::memory_order_release);
       }
       task();
     }
-    std::unique_lock lock(job->m);
-    job->done.wait(lock, [&] { return job->remaining == 0; });
+    auto finished = [&] { return job->remaining.load(std::memory_order_acquire) == 0; };
+    if (!poll_for(finished)) {
+      std::unique_lock lock(job->m);
+      job->done.wait(lock, finished);
+    }
     if (job->error) std::rethrow_exception(job->error);
   }
 
@@ -87,12 +120,14 @@ class ThreadPool {
   void work() {
     for (;;) {
       std::function<void()> task;
+      poll_for([&] { return pending_.load(std::memory_order_acquire) > 0; });
       {
         std::unique_lock lock(mutex_);
         cv_.wait(lock, [&] { return stop_ || !tasks_.empty(); });
         if (stop_ && tasks_.empty()) return;
         task = std::move(tasks_.front().fn);
         tasks_.pop_front();
+        pending_.store(int(tasks_.size()), std::memory_order_release);
       }
       task();
     }
@@ -106,6 +141,7 @@ class ThreadPool {
   std::deque<Task> tasks_;
   std::mutex mutex_;
   std::condition_variable cv_;
+  std::atomic<int> pending_{0};  // tasks_.size(), readable without the lock (polling)
   bool stop_ = false;
 };
 

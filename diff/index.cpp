@@ -30,16 +30,20 @@ int64_t consumed_axes(const Index& e) {
 /// An integer index tensor as in-range positions: the tensor itself when it has
 /// no negative entries, else a normalised i64 copy. IndexError names the entry.
 Tensor positions_for(const Tensor& idx, int64_t axis, int64_t size, std::string_view op) {
+  if (idx.numel() == 0) return idx;
+  // The common case reads two numbers back (the extremes, reduced on the
+  // index's device); only a bad or negative index brings the whole tensor over.
+  const RawTensor flat = raw::reshape(idx.raw(), {-1});
+  const int64_t lo = Tensor(raw::reduce(ReduceOp::min, flat, {0})).item<int64_t>();
+  const int64_t hi = Tensor(raw::reduce(ReduceOp::max, flat, {0})).item<int64_t>();
+  if (lo >= 0 && hi < size) return idx;
   const std::vector<int64_t> v = idx.to_vector<int64_t>();
-  bool negative = false;
   for (std::size_t j = 0; j < v.size(); ++j) {
     if (v[j] < -size || v[j] >= size) {
       fail<IndexError>(op, "index ", v[j], " (entry ", j, " of the index tensor of shape ",
                        idx.shape(), ") is out of range for axis ", axis, " with size ", size);
     }
-    negative = negative || v[j] < 0;
   }
-  if (!negative) return idx;
   std::vector<int64_t> norm(v);
   for (int64_t& p : norm) p = p < 0 ? p + size : p;
   return from_vector(norm, idx.shape()).to(idx.device());

@@ -9,7 +9,9 @@
 //   index_add:    out[p, idx[j], q] += src[p, j, q]   (parallel over the rest,
 //                 or over destination rows when rows are short; j in order
 //                 either way, so repeated indices add up deterministically)
+#include <emmintrin.h>
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -49,6 +51,12 @@ void CpuBackend::index_select(const RawTensor& out, const RawTensor& x, int64_t 
     const int64_t grain = std::max<int64_t>(1, kGrain / rest);
     if (unit_rows(plan)) {
       // Each index copies one contiguous row (the common gather of table rows).
+      // Large results whose rows are whole 16-byte units are streamed.
+      const std::size_t out_bytes = std::size_t(J * rest) * sizeof(T);
+      const bool stream = out_bytes >= (std::size_t{8} << 20) &&
+                          (rest * int64_t(sizeof(T))) % 16 == 0 &&
+                          (sj * int64_t(sizeof(T))) % 16 == 0 &&
+                          reinterpret_cast<std::uintptr_t>(ob + plan.offsets[0]) % 16 == 0;
       parallel_for(0, J, grain, [&](int64_t lo, int64_t hi) {
         // Rows are scattered over the table: fetch a few ahead, so their
         // cache misses overlap instead of stalling one after another.
@@ -60,10 +68,21 @@ void CpuBackend::index_select(const RawTensor& out, const RawTensor& x, int64_t 
                                                              pos[std::size_t(j + kAhead)] * sa);
             for (int64_t b = 0; b < row_bytes && b < 1024; b += 64) __builtin_prefetch(next + b);
           }
-          std::memcpy(ob + plan.offsets[0] + j * sj,
-                      xb + plan.offsets[1] + pos[std::size_t(j)] * sa,
-                      std::size_t(rest) * sizeof(T));
+          T* dst = ob + plan.offsets[0] + j * sj;
+          const T* src = xb + plan.offsets[1] + pos[std::size_t(j)] * sa;
+          if (stream) {
+            // Streaming stores: the result is written once and read later,
+            // so skip reading its lines into the cache first (SSE2, baseline).
+            auto* d = reinterpret_cast<__m128i*>(dst);
+            const auto* v = reinterpret_cast<const char*>(src);
+            for (int64_t b = 0; b < row_bytes; b += 16) {
+              _mm_stream_si128(d++, _mm_loadu_si128(reinterpret_cast<const __m128i*>(v + b)));
+            }
+          } else {
+            std::memcpy(dst, src, std::size_t(rest) * sizeof(T));
+          }
         }
+        if (stream) _mm_sfence();
       });
       return;
     }
