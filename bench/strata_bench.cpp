@@ -133,6 +133,16 @@ std::string fmt_ms(double ms) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Passive OpenMP waiting for every library in this process (oneDNN's and
+  // BLIS's libgomp): an actively spinning OpenMP team left behind by one
+  // peer otherwise steals a core from the next row (matmul_f32_bt_n256 ran
+  // 8x slow after BLIS). libgomp reads the variable when it loads, before
+  // main, so set it and start again.
+  if (!std::getenv("OMP_WAIT_POLICY")) {
+    setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
+    execv("/proc/self/exe", argv);
+    std::perror("strata_bench: execv");  // not reached on success; run on regardless
+  }
   // Default output: results.json beside the executable (build/bench/results.json).
   std::string out_path = std::string(argv[0]);
   out_path = out_path.substr(0, out_path.find_last_of('/') + 1) + "results.json";
