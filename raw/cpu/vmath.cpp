@@ -65,51 +65,10 @@ const Kernels* choose() {
   return nullptr;
 }
 
-constexpr int64_t kBlock = 1024;  // elements per block of lane sums
-constexpr int kLanes = 32;        // independent partial sums (as in vmath_impl.hpp's kSumLanes)
-
-template <class T>
-double sum_impl(const T* x, int64_t n) {
-  double total = 0;
-  for (int64_t b = 0; b < n; b += kBlock) {
-    const int64_t m = std::min(kBlock, n - b);
-    const T* p = x + b;
-    T acc[kLanes] = {};
-    int64_t i = 0;
-    for (; i + kLanes <= m; i += kLanes) {
-      for (int j = 0; j < kLanes; ++j) acc[j] += p[i + j];
-    }
-    // Pairwise over the lanes, then the tail.
-    for (int w = kLanes / 2; w > 0; w /= 2) {
-      for (int j = 0; j < w; ++j) acc[j] += acc[j + w];
-    }
-    double s = double(acc[0]);
-    for (; i < m; ++i) s += double(p[i]);
-    total += s;
-  }
-  return total;
-}
-
-template <class T>
-void sum_columns_impl(const T* x, int64_t rows, int64_t ld, int64_t cols, double* acc) {
-  constexpr int64_t kRowBlock = 32;  // rows summed in T before adding into acc
-  constexpr int64_t kColBlock = 512;
-  T part[kColBlock];
-  for (int64_t c0 = 0; c0 < cols; c0 += kColBlock) {
-    const int64_t nc = std::min(kColBlock, cols - c0);
-    for (int64_t r0 = 0; r0 < rows; r0 += kRowBlock) {
-      const int64_t nr = std::min(kRowBlock, rows - r0);
-      const T* p = x + r0 * ld + c0;
-      for (int64_t j = 0; j < nc; ++j) part[j] = p[j];
-      for (int64_t r = 1; r < nr; ++r) {
-        const T* q = p + r * ld;
-        for (int64_t j = 0; j < nc; ++j) part[j] += q[j];
-      }
-      double* a = acc + c0;
-      for (int64_t j = 0; j < nc; ++j) a[j] += double(part[j]);
-    }
-  }
-}
+// The portable build of the sums, for CPUs without any of the vmath builds.
+namespace portable {
+#include "raw/cpu/vmath_sum.inc"  // sum_blocks, sum_columns_blocks
+}  // namespace portable
 
 }  // namespace
 
@@ -122,19 +81,19 @@ const Kernels* best() {
 // portable one off x86-64.
 double sum(const float* x, int64_t n) {
   if (const Kernels* k = best()) return k->sum_f32(x, n);
-  return sum_impl(x, n);
+  return portable::sum_blocks(x, n);
 }
 double sum(const double* x, int64_t n) {
   if (const Kernels* k = best()) return k->sum_f64(x, n);
-  return sum_impl(x, n);
+  return portable::sum_blocks(x, n);
 }
 void sum_columns(const float* x, int64_t rows, int64_t ld, int64_t cols, double* acc) {
   if (const Kernels* k = best()) return k->sum_columns_f32(x, rows, ld, cols, acc);
-  sum_columns_impl(x, rows, ld, cols, acc);
+  portable::sum_columns_blocks(x, rows, ld, cols, acc);
 }
 void sum_columns(const double* x, int64_t rows, int64_t ld, int64_t cols, double* acc) {
   if (const Kernels* k = best()) return k->sum_columns_f64(x, rows, ld, cols, acc);
-  sum_columns_impl(x, rows, ld, cols, acc);
+  portable::sum_columns_blocks(x, rows, ld, cols, acc);
 }
 
 }  // namespace strata::detail::vmath

@@ -89,59 +89,7 @@ void transpose32(const void* src, int64_t lds, void* dst, int64_t ldd, int64_t r
   }
 }
 
-// The blocked sums of vmath.hpp, compiled for this instruction set: lanes
-// of kSumLanes partial sums per block of kSumBlock elements, pairwise over the
-// lanes, block sums in double; the next lines are prefetched 16 KiB ahead
-// (on this VM's long memory latency the hardware prefetcher alone lags).
-constexpr int64_t kSumBlock = 1024;
-constexpr int kSumLanes = 32;
-constexpr int64_t kSumAhead = 16384;  // bytes
-
-template <class T>
-double sum_blocks(const T* x, int64_t n) {
-  double total = 0;
-  for (int64_t b = 0; b < n; b += kSumBlock) {
-    const int64_t m = n - b < kSumBlock ? n - b : kSumBlock;
-    const T* p = x + b;
-    const char* ahead = reinterpret_cast<const char*>(p) + kSumAhead;
-    for (int64_t c = 0; c < m * int64_t(sizeof(T)); c += 64) __builtin_prefetch(ahead + c);
-    T acc[kSumLanes] = {};
-    int64_t i = 0;
-    for (; i + kSumLanes <= m; i += kSumLanes) {
-      for (int j = 0; j < kSumLanes; ++j) acc[j] += p[i + j];
-    }
-    for (int w = kSumLanes / 2; w > 0; w /= 2) {
-      for (int j = 0; j < w; ++j) acc[j] += acc[j + w];
-    }
-    double s = double(acc[0]);
-    for (; i < m; ++i) s += double(p[i]);
-    total += s;
-  }
-  return total;
-}
-
-template <class T>
-void sum_columns_blocks(const T* x, int64_t rows, int64_t ld, int64_t cols, double* acc) {
-  constexpr int64_t kRowBlock = 32;  // rows summed in T before adding into acc
-  constexpr int64_t kColBlock = 512;
-  T part[kColBlock];
-  // Row blocks outside: the block's rows are read along their whole width
-  // (acc[j] still gets its row-block partials in row order).
-  for (int64_t r0 = 0; r0 < rows; r0 += kRowBlock) {
-    const int64_t nr = rows - r0 < kRowBlock ? rows - r0 : kRowBlock;
-    for (int64_t c0 = 0; c0 < cols; c0 += kColBlock) {
-      const int64_t nc = cols - c0 < kColBlock ? cols - c0 : kColBlock;
-      const T* p = x + r0 * ld + c0;
-      for (int64_t j = 0; j < nc; ++j) part[j] = p[j];
-      for (int64_t r = 1; r < nr; ++r) {
-        const T* q = p + r * ld;
-        for (int64_t j = 0; j < nc; ++j) part[j] += q[j];
-      }
-      double* a = acc + c0;
-      for (int64_t j = 0; j < nc; ++j) a[j] += double(part[j]);
-    }
-  }
-}
+#include "raw/cpu/vmath_sum.inc"  // sum_blocks, sum_columns_blocks
 
 double sum_f32(const float* x, int64_t n) { return sum_blocks(x, n); }
 double sum_f64(const double* x, int64_t n) { return sum_blocks(x, n); }
