@@ -35,6 +35,13 @@ void saved_value_modified(uint64_t saved, uint64_t now) {
                    " now); modify a copy, or compute the gradient before the in-place update");
 }
 
+void batched_plain() {
+  fail<ValueError>("jacfwd",
+                   "a value that depends on the tangents of jacfwd has no single plain value "
+                   "(masks, indices and comparisons inside a transform may use primal values "
+                   "only)");
+}
+
 void require_float_leaf(DType dtype, std::string_view op) {
   if (!is_floating(dtype)) {
     fail<DTypeError>(op, "cannot differentiate with respect to a tensor of dtype ",

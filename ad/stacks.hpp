@@ -3,6 +3,7 @@
 /// The common dual-type stacks, instantiated once in ad/stacks_*.cpp instead
 /// of in every file that differentiates something (orders 1 to 3, every mix
 /// of forward and reverse mode).
+#include "ad/batched.hpp"
 #include "ad/forward.hpp"
 #include "ad/reverse.hpp"
 
@@ -24,9 +25,16 @@
   X(Reverse<Reverse<Forward<Tensor>>>)  \
   X(Reverse<Reverse<Reverse<Tensor>>>)
 
+/// The stacks jacfwd and hessian (jacfwd of jacrev) run on.
+#define STRATA_FOR_EACH_STACK_BATCHED(X) \
+  X(Batched<Tensor>)                     \
+  X(Forward<Batched<Tensor>>)            \
+  X(Reverse<Forward<Batched<Tensor>>>)
+
 namespace strata {
 #define STRATA_EXTERN_STACK(...) extern template struct Prims<__VA_ARGS__>;
 STRATA_FOR_EACH_STACK_ORDER12(STRATA_EXTERN_STACK)
 STRATA_FOR_EACH_STACK_ORDER3(STRATA_EXTERN_STACK)
+STRATA_FOR_EACH_STACK_BATCHED(STRATA_EXTERN_STACK)
 #undef STRATA_EXTERN_STACK
 }  // namespace strata

@@ -137,26 +137,44 @@ inline Shape concat_shapes(const Shape& a, const Shape& b) {
   for (int64_t d : b) s.push_back(d);
   return s;
 }
+/// Every standard basis vector of x at once: [n, ...x.shape()], a constant of x's level.
+template <Diffable T>
+T basis_batch(const T& x) {
+  const Tensor& p = plain(x);
+  const int64_t n = p.numel();
+  const Tensor pos = arange(0, double(n), 1, i64, p.device());
+  const Tensor eye = cast(eq(reshape(pos, {n, 1}), reshape(pos, {1, n})), p.dtype());
+  return Prims<T>::constant(reshape(eye, concat_shapes({n}, p.shape())));
+}
 }  // namespace detail
 
-/// The Jacobian of f at x by forward mode, shape out ++ in (one jvp per input element).
+/// The Jacobian of f at x by forward mode, shape out ++ in. One pass: f runs
+/// once on Forward<Batched<T>> values whose tangent holds every basis vector
+/// of x (ad/batched.hpp), so the primal is computed once and n jvps become
+/// batched ops.
 template <class F, Diffable T>
 T jacfwd(F f, const T& x) {
+  using B = Batched<T>;
   detail::require_float_leaf(x.dtype(), "jacfwd");
   const int64_t n = checked_numel(x.shape(), "jacfwd");
-  std::vector<T> columns;
-  Shape out_shape;
-  for (int64_t i = 0; i < std::max<int64_t>(n, 1); ++i) {
-    const T e = n > 0 ? detail::basis(x, i) : zeros_like(x);
-    auto [y, dy] = jvp(f, x, e);
-    out_shape = y.shape();
-    if (n > 0) columns.push_back(reshape(dy, {-1, 1}));
+  const uint64_t tag = Forward<B>::new_tag();
+  const Forward<B> in =
+      n > 0 ? Forward<B>(B(x), B(detail::basis_batch(x), true), tag) : Forward<B>(B(x));
+  const Forward<B> out = detail::as_level<Forward<B>>(f(in), "jacfwd");
+  if (out.tangent() && out.tag() != tag) detail::common_tag({tag, out.tag()});  // throws
+  const Shape shape = detail::concat_shapes(out.shape(), x.shape());
+  if (n == 0 || !out.tangent() || checked_numel(shape, "jacfwd") == 0) {
+    return Prims<T>::constant(zeros(shape, x.dtype(), x.device()));
   }
-  if (n == 0) {
-    return Prims<T>::constant(
-        zeros(detail::concat_shapes(out_shape, x.shape()), x.dtype(), x.device()));
-  }
-  return reshape(concat(columns, 1), detail::concat_shapes(out_shape, x.shape()));
+  // The tangent is [n, out...]; the Jacobian puts the input axis last.
+  const B& t = *out.tangent();
+  Shape phys{n};
+  for (int64_t d : out.shape()) phys.push_back(d);
+  const T tn = t.batched() ? t.value() : Prims<T>::expand(t.value(), phys);
+  Shape last;
+  for (int64_t i = 1; i < phys.ndim(); ++i) last.push_back(i);
+  last.push_back(0);
+  return Prims<T>::reshape(Prims<T>::permute(tn, last), shape);
 }
 
 /// The Jacobian of f at x by reverse mode, shape out ++ in (one pullback per output element).

@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: MIT
+// The batching rule of every primitive (ad/batched.hpp), against its
+// definition: a batched op is the op applied to each example on its own.
+// Each case draws random f64 operands from fixed seeds, some batched (a
+// leading axis of B examples) and some not, runs the primitive once on
+// Batched<Tensor> values, and compares example i of the result with the
+// plain primitive on example i of every batched operand. Also: the batch
+// axis never leaks into shape(), the errors, and jacfwd's one batched pass on
+// a function of every primitive against jacrev's one pass per output.
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <strata.hpp>
+#include <vector>
+
+namespace st = strata;
+using B = st::Batched<st::Tensor>;
+using PB = st::Prims<B>;
+using PT = st::Prims<st::Tensor>;
+
+namespace {
+
+constexpr int64_t kBatch = 3;
+
+/// An operand: random values, batched ([kBatch, ...shape]) or not.
+struct Arg {
+  st::Tensor value;
+  bool batched;
+  B wrap() const { return B(value, batched); }
+  st::Tensor example(int64_t i) const { return batched ? value.ix(i) : value; }
+};
+
+Arg batched(const st::Shape& shape, uint64_t seed) {
+  st::Shape s{kBatch};
+  for (int64_t d : shape) s.push_back(d);
+  return {st::randn(s, seed, st::f64), true};
+}
+Arg unbatched(const st::Shape& shape, uint64_t seed) {
+  return {st::randn(shape, seed, st::f64), false};
+}
+
+/// Checks a batched op against the per-example loop; `batched_op` takes
+/// Batched values, `plain_op` the corresponding plain examples.
+template <class BatchedOp, class PlainOp>
+void check_rule(const std::vector<Arg>& args, BatchedOp batched_op, PlainOp plain_op) {
+  std::vector<B> bs;
+  for (const Arg& a : args) bs.push_back(a.wrap());
+  const B out = batched_op(bs);
+  REQUIRE(out.batched());
+  REQUIRE(out.batch_size() == kBatch);
+  for (int64_t i = 0; i < kBatch; ++i) {
+    std::vector<st::Tensor> ex;
+    for (const Arg& a : args) ex.push_back(a.example(i));
+    const st::Tensor want = plain_op(ex);
+    const st::Tensor got = out.value().ix(i);
+    INFO("example " << i);
+    REQUIRE(out.shape() == want.shape());
+    REQUIRE(got.shape() == want.shape());
+    REQUIRE(got.dtype() == want.dtype());
+    const auto g = got.to_vector<double>(), w = want.to_vector<double>();
+    for (std::size_t k = 0; k < w.size(); ++k) REQUIRE(g[k] == Approx(w[k]).epsilon(1e-12));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("batching rules: elementwise primitives", "[ad][batched]") {
+  SECTION("unary") {
+    check_rule(
+        {batched({2, 3}, 1)}, [](auto& b) { return PB::unary(st::UnaryOp::sin, b[0]); },
+        [](auto& t) { return PT::unary(st::UnaryOp::sin, t[0]); });
+  }
+  SECTION("binary: batched with batched, with unbatched, and unbatched with batched") {
+    for (const auto& args : {std::vector<Arg>{batched({2, 3}, 2), batched({2, 3}, 3)},
+                             std::vector<Arg>{batched({2, 3}, 4), unbatched({2, 3}, 5)},
+                             std::vector<Arg>{unbatched({2, 3}, 6), batched({2, 3}, 7)}}) {
+      check_rule(
+          args, [](auto& b) { return PB::binary(st::BinaryOp::sub, b[0], b[1]); },
+          [](auto& t) { return PT::binary(st::BinaryOp::sub, t[0], t[1]); });
+    }
+  }
+  SECTION("where with a plain condition") {
+    const st::Tensor cond = st::randn({2, 3}, 8, st::f64) > 0.0;
+    check_rule(
+        {unbatched({2, 3}, 9), batched({2, 3}, 10)},
+        [&](auto& b) { return PB::where(cond, b[0], b[1]); },
+        [&](auto& t) { return PT::where(cond, t[0], t[1]); });
+  }
+  SECTION("cast") {
+    check_rule(
+        {batched({4}, 11)}, [](auto& b) { return PB::cast(b[0], st::f32); },
+        [](auto& t) { return PT::cast(t[0], st::f32); });
+  }
+}
+
+TEST_CASE("batching rules: reductions over per-example axes", "[ad][batched]") {
+  for (const bool keep : {false, true}) {
+    for (const st::Shape& axes : {st::Shape{0}, st::Shape{-1}, st::Shape{0, 2}, st::Shape{}}) {
+      INFO("keepdims " << keep << ", axes " << axes);
+      check_rule(
+          {batched({2, 3, 4}, 12)}, [&](auto& b) { return PB::sum(b[0], axes, keep); },
+          [&](auto& t) { return PT::sum(t[0], axes, keep); });
+      check_rule(
+          {batched({2, 3, 4}, 13)}, [&](auto& b) { return PB::max(b[0], axes, keep); },
+          [&](auto& t) { return PT::max(t[0], axes, keep); });
+    }
+  }
+}
+
+TEST_CASE("batching rules: movement primitives", "[ad][batched]") {
+  SECTION("permute") {
+    check_rule(
+        {batched({2, 3, 4}, 14)},
+        [](auto& b) {
+          return PB::permute(b[0], {2, -3, 1});
+        },
+        [](auto& t) {
+          return PT::permute(t[0], {2, 0, 1});
+        });
+  }
+  SECTION("expand, with new leading axes") {
+    check_rule(
+        {batched({3, 1}, 15)},
+        [](auto& b) {
+          return PB::expand(b[0], {2, 3, 4});
+        },
+        [](auto& t) {
+          return PT::expand(t[0], {2, 3, 4});
+        });
+  }
+  SECTION("reshape, with -1") {
+    check_rule(
+        {batched({2, 6}, 16)},
+        [](auto& b) {
+          return PB::reshape(b[0], {3, -1, 2});
+        },
+        [](auto& t) {
+          return PT::reshape(t[0], {3, -1, 2});
+        });
+  }
+  SECTION("slice, negative axis and step") {
+    check_rule(
+        {batched({4, 5}, 17)}, [](auto& b) { return PB::slice(b[0], -1, 4, 0, -2); },
+        [](auto& t) { return PT::slice(t[0], 1, 4, 0, -2); });
+  }
+  SECTION("pad") {
+    const st::Pads pads{{1, 0}, {0, 2}};
+    check_rule(
+        {batched({2, 3}, 18)}, [&](auto& b) { return PB::pad(b[0], pads); },
+        [&](auto& t) { return PT::pad(t[0], pads); });
+  }
+  SECTION("concat of batched and unbatched values") {
+    check_rule(
+        {batched({2, 3}, 19), unbatched({2, 1}, 20), batched({2, 2}, 21)},
+        [](auto& b) { return PB::concat(b, -1); }, [](auto& t) { return PT::concat(t, 1); });
+  }
+}
+
+TEST_CASE("batching rules: matmul, every way the batch axis can sit", "[ad][batched]") {
+  auto bm = [](auto& b) { return PB::matmul(b[0], b[1]); };
+  auto pm = [](auto& t) { return PT::matmul(t[0], t[1]); };
+  SECTION("batched a, unbatched matrix b (folded into a's rows)") {
+    check_rule({batched({4, 5}, 22), unbatched({5, 2}, 23)}, bm, pm);
+    check_rule({batched({2, 4, 5}, 24), unbatched({5, 2}, 25)}, bm, pm);
+  }
+  SECTION("unbatched matrix a, batched b (folded into b's columns)") {
+    check_rule({unbatched({4, 5}, 26), batched({5, 2}, 27)}, bm, pm);
+    check_rule({unbatched({4, 5}, 28), batched({5, 1}, 29)}, bm, pm);
+    check_rule({unbatched({4, 5}, 30), batched({2, 5, 3}, 31)}, bm, pm);
+  }
+  SECTION("both batched, ranks differing") {
+    check_rule({batched({4, 5}, 32), batched({5, 2}, 33)}, bm, pm);
+    check_rule({batched({4, 5}, 34), batched({2, 5, 3}, 35)}, bm, pm);
+  }
+  SECTION("an unbatched operand with batch dims of its own") {
+    check_rule({unbatched({2, 4, 5}, 36), batched({5, 3}, 37)}, bm, pm);
+    check_rule({batched({4, 5}, 38), unbatched({2, 5, 3}, 39)}, bm, pm);
+  }
+}
+
+TEST_CASE("batching rules: indexing primitives", "[ad][batched]") {
+  const st::Tensor idx = st::from_vector(std::vector<int64_t>{2, 0, 2, -1}, {4});
+  SECTION("index_select") {
+    check_rule(
+        {batched({2, 3}, 40)}, [&](auto& b) { return PB::index_select(b[0], -1, idx); },
+        [&](auto& t) { return PT::index_select(t[0], 1, idx); });
+  }
+  SECTION("index_add into an unbatched base from a batched source, and both batched") {
+    for (const auto& args : {std::vector<Arg>{unbatched({3, 2}, 41), batched({4, 2}, 42)},
+                             std::vector<Arg>{batched({3, 2}, 43), batched({4, 2}, 44)},
+                             std::vector<Arg>{batched({3, 2}, 45), unbatched({4, 2}, 46)}}) {
+      check_rule(
+          args, [&](auto& b) { return PB::index_add(b[0], 0, idx, b[1]); },
+          [&](auto& t) { return PT::index_add(t[0], 0, idx, t[1]); });
+    }
+  }
+}
+
+TEST_CASE("batched values: shapes, constants and errors", "[ad][batched]") {
+  const Arg x = batched({2, 3}, 47);
+  const B bx = x.wrap();
+  CHECK(bx.shape() == st::Shape{2, 3});
+  CHECK(bx.value().shape() == st::Shape{kBatch, 2, 3});
+  // A plain tensor mixes in as an unbatched constant, through the composite ops.
+  const st::Tensor c = st::randn({3}, 48, st::f64);
+  const B y = bx * c + 1.0;
+  CHECK(y.batched());
+  CHECK(y.shape() == st::Shape{2, 3});
+  CHECK_FALSE((B(c) * 2.0).batched());
+  // An unbatched value has its plain value; a batched one has none.
+  CHECK(st::plain(B(c)).shape() == st::Shape{3});
+  CHECK_THROWS_AS(st::plain(bx), st::ValueError);
+  // Batch sizes must agree.
+  const B other(st::randn({kBatch + 1, 2, 3}, 49, st::f64), true);
+  CHECK_THROWS_AS(PB::binary(st::BinaryOp::add, bx, other), st::ShapeError);
+  // Per-example axes are validated against the example's rank.
+  CHECK_THROWS_AS(PB::sum(bx, {2}, false), st::IndexError);
+  CHECK_THROWS_AS(PB::permute(bx, {0, 1, 2}), st::ShapeError);
+  CHECK_THROWS_AS(PB::matmul(bx, B(st::randn({4, 2}, 50, st::f64))), st::ShapeError);
+}
+
+TEST_CASE("jacfwd (one batched pass) equals jacrev on a function of every primitive", "[ad]") {
+  const st::Tensor w = st::randn({3, 4}, 51, st::f64);
+  const st::Tensor idx = st::from_vector(std::vector<int64_t>{1, 0, 1}, {3});
+  auto f = [&](const auto& x) {                                  // x: [4, 2]
+    auto h = st::tanh(st::matmul(w, x));                         // [3, 2]
+    auto g = h.oix(idx) * st::exp(h) + h;                        // [3, 2]
+    auto p = st::pad(st::transpose(g, 0, 1), {{0, 1}, {1, 0}});  // [3, 4]
+    auto m = st::where(p > 0.0, p, p * p) + st::max(p, {1}, true);
+    auto r = st::concat(std::vector{st::sum(m, {0}), st::reshape(x.ix(st::slice(1, 3)), {-1})}, 0);
+    return st::sin(r) * st::cast(st::cast(r, st::f32), st::f64);
+  };
+  const st::Tensor x = st::randn({4, 2}, 52, st::f64);
+  const st::Tensor jf = st::jacfwd(f, x), jr = st::jacrev(f, x);
+  REQUIRE(jf.shape() == st::Shape{8, 4, 2});
+  REQUIRE(jr.shape() == st::Shape{8, 4, 2});
+  const auto a = jf.to_vector<double>(), b = jr.to_vector<double>();
+  for (std::size_t i = 0; i < a.size(); ++i) REQUIRE(a[i] == Approx(b[i]).margin(1e-12));
+}
+
+TEST_CASE("jacfwd of a function of no input axis or that ignores its input", "[ad]") {
+  const st::Tensor x = st::randn({2, 3}, 53, st::f64);
+  const st::Tensor j = st::jacfwd([](const auto& x) { return st::sum(x) * 0.0 + 1.0; }, x);
+  REQUIRE(j.shape() == st::Shape{2, 3});
+  const st::Tensor k = st::jacfwd([](const auto&) { return st::ones({4}, st::f64); }, x);
+  REQUIRE(k.shape() == st::Shape{4, 2, 3});
+  for (double v : k.to_vector<double>()) CHECK(v == 0.0);
+  const st::Tensor e =
+      st::jacfwd([](const auto& x) { return x * 2.0; }, st::zeros({0, 2}, st::f64));
+  REQUIRE(e.shape() == st::Shape{0, 2, 0, 2});
+}
