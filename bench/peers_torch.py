@@ -16,6 +16,7 @@ Writes {"config": ..., "results": [{"name", "median", "min", "max", "reps"}]}
 with times in milliseconds. Results are new tensors, as a user gets them.
 """
 import argparse
+import itertools
 import json
 import os
 import statistics
@@ -49,8 +50,16 @@ torch.set_num_threads(2)
 AF = torch.autograd.functional
 
 
+WARMUP_S = 0.1
+
+
 def timed(body, reps, warmup=1):
-    for _ in range(warmup):
+    # Warm up for at least WARMUP_S as well as `warmup` calls, like strata_bench:
+    # on a VM whose cores idled, the first milliseconds of work run up to 2x slow.
+    t_end = time.perf_counter() + WARMUP_S
+    for i in itertools.count():
+        if i >= warmup and time.perf_counter() >= t_end:
+            break
         body()
     ts = []
     for _ in range(reps):

@@ -6,9 +6,9 @@
 //   strata_bench [--filter SUBSTRING] [--reps N] [--threads N] [--out FILE]
 //                [--no-torch] [--no-limits]
 //
-// Each workload and each peer runs once to warm up (caches, the allocator's
-// free lists), then `reps` timed repetitions; the JSON holds the median, min
-// and max in milliseconds:
+// Each workload and each peer warms up (at least one call and 100 ms: caches,
+// the allocator's free lists, idle cores), then `reps` timed repetitions; the
+// JSON holds the median, min and max in milliseconds:
 //   {"limits": {...}, "results": [{"name", "unit": "ms", "median", "min",
 //    "max", ..., "peers": [{"name", "median", "min", "max"}, ...]}]}
 // Rows with a flop count carry "gflops"; rows with a byte count (read +
@@ -84,9 +84,18 @@ struct Timing {
 // cores with them. 300 ms outlasts both spins.
 void settle() { std::this_thread::sleep_for(std::chrono::milliseconds(300)); }
 
+// Warm-up: at least one call and at least 100 ms of calls. After the cores
+// idled (settle), a 2-core KVM guest runs the first milliseconds of
+// two-threaded work up to 2x slow; one warm-up call left sub-millisecond rows
+// (matmul_f32_bt_n256) bimodal between runs, 100 ms makes them steady.
+constexpr auto kWarmup = std::chrono::milliseconds(100);
+
 Timing time_body(const bench::Body& body, int reps) {
   settle();
-  body();  // warm-up
+  const auto warm_until = std::chrono::steady_clock::now() + kWarmup;
+  do {
+    body();
+  } while (std::chrono::steady_clock::now() < warm_until);
   std::vector<double> times;
   for (int r = 0; r < reps; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
