@@ -36,8 +36,9 @@ void saved_value_modified(uint64_t saved, uint64_t now) {
 }
 
 void batched_plain() {
-  fail<ValueError>("jacfwd",
-                   "a value that depends on the tangents of jacfwd has no single plain value "
+  fail<ValueError>("jacfwd/jacrev",
+                   "a value that depends on the batched tangents or cotangents of jacfwd or "
+                   "jacrev has no single plain value "
                    "(masks, indices and comparisons inside a transform may use primal values "
                    "only)");
 }

@@ -25,11 +25,13 @@
   X(Reverse<Reverse<Forward<Tensor>>>)  \
   X(Reverse<Reverse<Reverse<Tensor>>>)
 
-/// The stacks jacfwd and hessian (jacfwd of jacrev) run on.
+/// The stacks of jacfwd, jacrev and hessian (jacfwd of jacrev).
 #define STRATA_FOR_EACH_STACK_BATCHED(X) \
   X(Batched<Tensor>)                     \
   X(Forward<Batched<Tensor>>)            \
-  X(Reverse<Forward<Batched<Tensor>>>)
+  X(Reverse<Batched<Tensor>>)            \
+  X(Batched<Forward<Batched<Tensor>>>)   \
+  X(Reverse<Batched<Forward<Batched<Tensor>>>>)
 
 namespace strata {
 #define STRATA_EXTERN_STACK(...) extern template struct Prims<__VA_ARGS__>;

@@ -125,26 +125,19 @@ auto jvp(F f, const X& x, const V& v) {
 }
 
 namespace detail {
-/// The i-th standard basis vector shaped like x, as a constant of x's level.
-template <Diffable T>
-T basis(const T& x, int64_t i) {
-  const Tensor& p = plain(x);
-  const Tensor pos = arange(0, double(p.numel()), 1, i64, p.device());
-  return Prims<T>::constant(reshape(cast(eq(pos, double(i)), p.dtype()), p.shape()));
-}
 inline Shape concat_shapes(const Shape& a, const Shape& b) {
   Shape s = a;
   for (int64_t d : b) s.push_back(d);
   return s;
 }
-/// Every standard basis vector of x at once: [n, ...x.shape()], a constant of x's level.
+/// Every standard basis vector of a tensor shaped like `like`, at once:
+/// [n, ...like.shape()], as a constant of level T.
 template <Diffable T>
-T basis_batch(const T& x) {
-  const Tensor& p = plain(x);
-  const int64_t n = p.numel();
-  const Tensor pos = arange(0, double(n), 1, i64, p.device());
-  const Tensor eye = cast(eq(reshape(pos, {n, 1}), reshape(pos, {1, n})), p.dtype());
-  return Prims<T>::constant(reshape(eye, concat_shapes({n}, p.shape())));
+T basis_batch(const Tensor& like) {
+  const int64_t n = like.numel();
+  const Tensor pos = arange(0, double(n), 1, i64, like.device());
+  const Tensor eye = cast(eq(reshape(pos, {n, 1}), reshape(pos, {1, n})), like.dtype());
+  return Prims<T>::constant(reshape(eye, concat_shapes({n}, like.shape())));
 }
 }  // namespace detail
 
@@ -159,7 +152,7 @@ T jacfwd(F f, const T& x) {
   const int64_t n = checked_numel(x.shape(), "jacfwd");
   const uint64_t tag = Forward<B>::new_tag();
   const Forward<B> in =
-      n > 0 ? Forward<B>(B(x), B(detail::basis_batch(x), true), tag) : Forward<B>(B(x));
+      n > 0 ? Forward<B>(B(x), B(detail::basis_batch<T>(plain(x)), true), tag) : Forward<B>(B(x));
   const Forward<B> out = detail::as_level<Forward<B>>(f(in), "jacfwd");
   if (out.tangent() && out.tag() != tag) detail::common_tag({tag, out.tag()});  // throws
   const Shape shape = detail::concat_shapes(out.shape(), x.shape());
@@ -177,16 +170,21 @@ T jacfwd(F f, const T& x) {
   return Prims<T>::reshape(Prims<T>::permute(tn, last), shape);
 }
 
-/// The Jacobian of f at x by reverse mode, shape out ++ in (one pullback per output element).
+/// The Jacobian of f at x by reverse mode, shape out ++ in. One backward
+/// pass: f is recorded once on Reverse<Batched<T>> values, and the cotangent
+/// that the tape pulls back holds every basis vector of the output at once.
 template <class F, Diffable T>
 T jacrev(F f, const T& x) {
-  auto [y, pullback] = vjp(std::move(f), x);
+  using B = Batched<T>;
+  auto [y, pullback] = vjp(std::move(f), B(x));
   const int64_t m = checked_numel(y.shape(), "jacrev");
   const Shape shape = detail::concat_shapes(y.shape(), x.shape());
   if (m == 0 || x.numel() == 0) return Prims<T>::constant(zeros(shape, x.dtype(), x.device()));
-  std::vector<T> rows;
-  for (int64_t j = 0; j < m; ++j) rows.push_back(reshape(pullback(detail::basis(y, j)), {1, -1}));
-  return reshape(concat(rows, 0), shape);
+  // The gradient is [m, in...]: already out ++ in once reshaped.
+  const B g = pullback(B(detail::basis_batch<T>(plain(y)), true));
+  Shape phys{m};
+  for (int64_t d : x.shape()) phys.push_back(d);
+  return Prims<T>::reshape(g.batched() ? g.value() : Prims<T>::expand(g.value(), phys), shape);
 }
 
 /// Function-returning forms.

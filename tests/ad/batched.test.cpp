@@ -6,7 +6,8 @@
 // Batched<Tensor> values, and compares example i of the result with the
 // plain primitive on example i of every batched operand. Also: the batch
 // axis never leaks into shape(), the errors, and jacfwd's one batched pass on
-// a function of every primitive against jacrev's one pass per output.
+// a function of every primitive, and jacrev's, against one unbatched jvp per
+// input element and one vjp per output element.
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <strata.hpp>
@@ -218,26 +219,44 @@ TEST_CASE("batched values: shapes, constants and errors", "[ad][batched]") {
   CHECK_THROWS_AS(PB::matmul(bx, B(st::randn({4, 2}, 50, st::f64))), st::ShapeError);
 }
 
-TEST_CASE("jacfwd (one batched pass) equals jacrev on a function of every primitive", "[ad]") {
+TEST_CASE("jacfwd and jacrev (one batched pass each) equal per-basis-vector jvps and vjps",
+          "[ad]") {
   const st::Tensor w = st::randn({3, 4}, 51, st::f64);
   const st::Tensor idx = st::from_vector(std::vector<int64_t>{1, 0, 1}, {3});
-  auto f = [&](const auto& x) {                                  // x: [4, 2]
-    auto h = st::tanh(st::matmul(w, x));                         // [3, 2]
-    auto g = h.oix(idx) * st::exp(h) + h;                        // [3, 2]
+  auto f = [&](const auto& x) {            // x: [4, 2], a function of every primitive
+    auto h = st::tanh(st::matmul(w, x));   // [3, 2]
+    auto g = h.oix(idx) * st::exp(h) + h;  // [3, 2]
     auto p = st::pad(st::transpose(g, 0, 1), {{0, 1}, {1, 0}});  // [3, 4]
     auto m = st::where(p > 0.0, p, p * p) + st::max(p, {1}, true);
     auto r = st::concat(std::vector{st::sum(m, {0}), st::reshape(x.ix(st::slice(1, 3)), {-1})}, 0);
-    return st::sin(r) * st::cast(st::cast(r, st::f32), st::f64);
+    return st::sin(r) * st::cast(st::cast(r, st::f32), st::f64);  // [8]
   };
   const st::Tensor x = st::randn({4, 2}, 52, st::f64);
   const st::Tensor jf = st::jacfwd(f, x), jr = st::jacrev(f, x);
   REQUIRE(jf.shape() == st::Shape{8, 4, 2});
   REQUIRE(jr.shape() == st::Shape{8, 4, 2});
+  // The reference: one unbatched jvp per input element, one vjp per output element.
+  std::vector<double> by_jvp(64), by_vjp(64);
+  auto [y, pullback] = st::vjp(f, x);
+  for (int64_t k = 0; k < 8; ++k) {
+    std::vector<double> e(8, 0.0), v(8, 0.0);
+    e[std::size_t(k)] = 1.0;
+    v[std::size_t(k)] = 1.0;
+    const auto col = st::jvp(f, x, st::from_vector(v, {4, 2})).second.to_vector<double>();
+    const auto row = pullback(st::from_vector(e, {8})).to_vector<double>();
+    for (std::size_t i = 0; i < 8; ++i) {
+      by_jvp[i * 8 + std::size_t(k)] = col[i];
+      by_vjp[std::size_t(k) * 8 + i] = row[i];
+    }
+  }
   const auto a = jf.to_vector<double>(), b = jr.to_vector<double>();
-  for (std::size_t i = 0; i < a.size(); ++i) REQUIRE(a[i] == Approx(b[i]).margin(1e-12));
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    REQUIRE(a[i] == Approx(by_jvp[i]).margin(1e-12));
+    REQUIRE(b[i] == Approx(by_vjp[i]).margin(1e-12));
+  }
 }
 
-TEST_CASE("jacfwd of a function of no input axis or that ignores its input", "[ad]") {
+TEST_CASE("jacfwd and jacrev of functions that ignore their input or have no elements", "[ad]") {
   const st::Tensor x = st::randn({2, 3}, 53, st::f64);
   const st::Tensor j = st::jacfwd([](const auto& x) { return st::sum(x) * 0.0 + 1.0; }, x);
   REQUIRE(j.shape() == st::Shape{2, 3});
