@@ -8,8 +8,8 @@ namespace bench {
 namespace {
 
 // The transforms: their cost over the raw kernels is the per-op bookkeeping
-// (tape nodes, dual values), which the chain of tiny ops exposes, and one pass
-// per basis vector in jacfwd, jacrev and hessian.
+// (tape nodes, dual values), which the chain of tiny ops exposes, and the
+// batched pass (Batched<T>) of jacfwd, jacrev and hessian.
 const Register kAd(20, [](std::vector<Workload>& w) {
   // 1000 x (sin, mul, add) on one element: 3000 ops, forward and backward.
   Workload chain{"ad_overhead_chain_3000ops", [] {
@@ -23,7 +23,7 @@ const Register kAd(20, [](std::vector<Workload>& w) {
                  }};
   chain.ops = 3000;
   w.push_back(chain);
-  // f(x) = sum(tanh(W x)^2) + sum(x^2) / 2: forward over reverse, n passes.
+  // f(x) = sum(tanh(W x)^2) + sum(x^2) / 2: forward over reverse, one batched pass.
   for (const int64_t n : {16, 64, 256}) {
     w.push_back({"hessian_f64_n" + std::to_string(n), [n] {
                    const st::Tensor W = scaled_matrix(n, 11, st::f64);
@@ -35,7 +35,7 @@ const Register kAd(20, [](std::vector<Workload>& w) {
                    return [=] { g_sink = st::hessian(f, x).raw(); };
                  }});
   }
-  // g(x) = tanh(W2 tanh(W1 x)): a square [n, n] Jacobian, n jvps or n vjps.
+  // g(x) = tanh(W2 tanh(W1 x)): a square [n, n] Jacobian, one batched jvp or vjp.
   for (const bool forward : {true, false}) {
     for (const int64_t n : {64, 256}) {
       w.push_back(
