@@ -148,18 +148,24 @@ struct Prims<Batched<T>> {
       detail::fail<ShapeError>("matmul", "operands need rank >= 2, got shapes ", sa, " and ", sb,
                                " (use the composite st::matmul for vectors)");
     }
+    if (sa[sa.ndim() - 1] != sb[sb.ndim() - 2]) {
+      detail::fail<ShapeError>("matmul", "shapes ", sa, " and ", sb, " do not fit (inner dims ",
+                               sa[sa.ndim() - 1], " vs ", sb[sb.ndim() - 2], ")");
+    }
     // A batch of products with one shared matrix is one product: the batch
     // axis folds into the rows of a (a batched, b an unbatched matrix) or
-    // the columns of b (a an unbatched matrix, b batched).
-    if (!b.batched() && sb.ndim() == 2) {
+    // the columns of b (a an unbatched matrix, b batched). Empty operands
+    // take the general path (a -1 in the folding reshape needs elements).
+    const bool fold = a.value().numel() > 0 && b.value().numel() > 0;
+    if (fold && !b.batched() && sb.ndim() == 2) {
       Shape out = a.value().shape();
       out[out.ndim() - 1] = sb[1];
       return batched(
           P::reshape(P::matmul(P::reshape(a.value(), {-1, sa[sa.ndim() - 1]}), b.value()), out));
     }
-    if (!a.batched() && sa.ndim() == 2) {
-      // b: [B, L..., k, n] -> [k, B, L..., n] -> [k, B * L * n]; out: [m, B, L..., n] -> [B, L...,
-      // m, n].
+    if (fold && !a.batched() && sa.ndim() == 2) {
+      // b: [B, L..., k, n] -> [k, B, L..., n] -> [k, B * L * n];
+      // the product: [m, B * L * n] -> [m, B, L..., n] -> [B, L..., m, n].
       const Shape pb = b.value().shape();
       const int64_t r = pb.ndim();
       Shape to_front{r - 2};

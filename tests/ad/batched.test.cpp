@@ -172,6 +172,11 @@ TEST_CASE("batching rules: matmul, every way the batch axis can sit", "[ad][batc
     check_rule({batched({4, 5}, 32), batched({5, 2}, 33)}, bm, pm);
     check_rule({batched({4, 5}, 34), batched({2, 5, 3}, 35)}, bm, pm);
   }
+  SECTION("empty operands (no inner dim, no rows)") {
+    check_rule({batched({4, 0}, 53), unbatched({0, 2}, 54)}, bm, pm);
+    check_rule({unbatched({4, 0}, 55), batched({0, 2}, 56)}, bm, pm);
+    check_rule({unbatched({0, 3}, 57), batched({3, 2}, 58)}, bm, pm);
+  }
   SECTION("an unbatched operand with batch dims of its own") {
     check_rule({unbatched({2, 4, 5}, 36), batched({5, 3}, 37)}, bm, pm);
     check_rule({batched({4, 5}, 38), unbatched({2, 5, 3}, 39)}, bm, pm);
@@ -217,6 +222,9 @@ TEST_CASE("batched values: shapes, constants and errors", "[ad][batched]") {
   CHECK_THROWS_AS(PB::sum(bx, {2}, false), st::IndexError);
   CHECK_THROWS_AS(PB::permute(bx, {0, 1, 2}), st::ShapeError);
   CHECK_THROWS_AS(PB::matmul(bx, B(st::randn({4, 2}, 50, st::f64))), st::ShapeError);
+  // ... and the message names the per-example shapes, not the physical ones.
+  CHECK_THROWS_WITH(PB::matmul(bx, B(st::randn({4, 2}, 59, st::f64))),
+                    Catch::Contains("[2, 3] and [4, 2]") && Catch::Contains("inner dims 3 vs 4"));
 }
 
 TEST_CASE("jacfwd and jacrev (one batched pass each) equal per-basis-vector jvps and vjps",
