@@ -264,6 +264,47 @@ TEST_CASE("jacfwd and jacrev (one batched pass each) equal per-basis-vector jvps
   }
 }
 
+TEST_CASE("batched transforms nest: four Hessians of a function of every primitive agree", "[ad]") {
+  // g: [3, 2] -> [], through matmul, gather, pad, where, max, concat, slice.
+  const st::Tensor w = st::randn({2, 3}, 60, st::f64);
+  const st::Tensor idx = st::from_vector(std::vector<int64_t>{1, 1}, {2});
+  auto g = [&](const auto& x) {
+    auto h = st::sin(st::matmul(w, x));                  // [2, 2]
+    auto p = st::pad(h.oix(idx) * h, {{1, 0}, {0, 1}});  // [3, 3]
+    auto m = st::where(p > 0.0, p * p, st::exp(p)) - st::max(p, {0}, true);
+    auto c =
+        st::concat(std::vector{st::reshape(m, {-1}), st::reshape(x.ix(st::slice(0, 2)), {-1})}, 0);
+    return st::sum(st::tanh(c) * c);
+  };
+  const st::Tensor x = st::randn({3, 2}, 61, st::f64);
+  const st::Tensor h1 = st::hessian(g, x);
+  const st::Tensor h2 = st::jacfwd(st::jacfwd(g), x);
+  const st::Tensor h3 = st::jacrev(st::jacrev(g), x);
+  const st::Tensor h4 = st::jacrev(st::jacfwd(g), x);
+  REQUIRE(h1.shape() == st::Shape{3, 2, 3, 2});
+  const auto a = h1.to_vector<double>(), b = h2.to_vector<double>(), c = h3.to_vector<double>(),
+             d = h4.to_vector<double>();
+  // The reference: central differences (f64) of the unbatched gradient.
+  const auto x0 = x.to_vector<double>();
+  const double eps = 1e-6;
+  for (std::size_t j = 0; j < 6; ++j) {
+    auto xp = x0, xm = x0;
+    xp[j] += eps;
+    xm[j] -= eps;
+    const auto gp = st::grad(g, st::from_vector(xp, {3, 2})).to_vector<double>();
+    const auto gm = st::grad(g, st::from_vector(xm, {3, 2})).to_vector<double>();
+    for (std::size_t i = 0; i < 6; ++i) {
+      const double fd = (gp[i] - gm[i]) / (2 * eps);
+      INFO("H[" << i << ", " << j << "]");
+      REQUIRE(a[i * 6 + j] == Approx(fd).margin(1e-6));
+      REQUIRE(a[i * 6 + j] == Approx(a[j * 6 + i]).margin(1e-12));  // symmetric
+      REQUIRE(b[i * 6 + j] == Approx(a[i * 6 + j]).margin(1e-12));
+      REQUIRE(c[i * 6 + j] == Approx(a[i * 6 + j]).margin(1e-12));
+      REQUIRE(d[i * 6 + j] == Approx(a[i * 6 + j]).margin(1e-12));
+    }
+  }
+}
+
 TEST_CASE("jacfwd and jacrev of functions that ignore their input or have no elements", "[ad]") {
   const st::Tensor x = st::randn({2, 3}, 53, st::f64);
   const st::Tensor j = st::jacfwd([](const auto& x) { return st::sum(x) * 0.0 + 1.0; }, x);
