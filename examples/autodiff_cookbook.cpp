@@ -95,8 +95,11 @@ int main(int argc, char** argv) {
   auto f = [&](const auto& w) { return predict(w, b, inputs); };
   const st::Tensor Jf = st::jacfwd(f, W);
   const st::Tensor Jr = st::jacrev(f, W);
-  show("jacfwd(predict) w.r.t. W: one forward pass per input (good for tall Jacobians)", Jf);
-  show("jacrev(predict) w.r.t. W: one backward pass per output (good for wide ones)", Jr);
+  show(
+      "jacfwd(predict) w.r.t. W: a tangent per input, in one batched forward pass (tall Jacobians)",
+      Jf);
+  show("jacrev(predict) w.r.t. W: a cotangent per output, in one batched backward pass (wide ones)",
+       Jr);
   std::cout << "max |jacfwd - jacrev| = " << st::max(st::abs(Jf - Jr)).item<double>() << "\n\n";
   show("grad of a vector-valued function sums the outputs: grad(sum(predict))",
        st::grad([&](const auto& w) { return st::sum(f(w)); }, W));

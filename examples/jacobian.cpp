@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The Jacobian of a small network, x -> MLP(x) from R^4 to R^3, two ways:
-// st::jacfwd pushes one tangent per input (4 forward passes), st::jacrev pulls
-// one cotangent per output (3 backward passes). They agree to rounding, and
-// both agree with central finite differences. The layer is the same
+// st::jacfwd pushes one tangent per input (4 of them, batched into one
+// forward pass), st::jacrev pulls one cotangent per output (3, batched into
+// one backward pass). They agree to rounding, and both agree with central
+// finite differences. The layer is the same
 // st::nn::MLP used for training: applied to dual values, it just works.
 //   jacobian [--small]
 #include <algorithm>
