@@ -15,7 +15,9 @@
 /// jacfwd runs its function once on Forward<Batched<T>>: the primal is
 /// unbatched, the tangent carries every basis vector at once, and the n
 /// matrix-vector products of n jvps become one matrix-matrix product.
+#include <initializer_list>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "diff/ops.hpp"
@@ -39,7 +41,7 @@ class Batched : public Ops<Batched<T>> {
   Shape shape() const {
     if (!batched_) return value_.shape();
     const Shape s = value_.shape();
-    return Shape(std::vector<int64_t>(s.begin() + 1, s.end()));
+    return Shape(s.begin() + 1, s.end());
   }
   int64_t ndim() const { return shape().ndim(); }
   int64_t numel() const { return checked_numel(shape(), "numel"); }
@@ -215,7 +217,10 @@ struct Prims<Batched<T>> {
     return s;
   }
   /// The common batch size of the batched operands (0 when none is batched).
-  static int64_t batch_of(const std::vector<const V*>& xs) {
+  static int64_t batch_of(std::initializer_list<const V*> xs) {
+    return batch_of(std::span<const V* const>(xs.begin(), xs.size()));
+  }
+  static int64_t batch_of(std::span<const V* const> xs) {
     int64_t n = 0;
     for (const V* x : xs) {
       if (!x->batched()) continue;
