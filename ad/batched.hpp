@@ -24,6 +24,15 @@
 
 namespace strata {
 
+namespace detail {
+/// [n, ...shape]: a shape with a leading batch axis.
+inline Shape with_batch(int64_t n, const Shape& shape) {
+  Shape s{n};
+  for (int64_t d : shape) s.push_back(d);
+  return s;
+}
+}  // namespace detail
+
 template <Diffable T>
 class Batched : public Ops<Batched<T>> {
  public:
@@ -37,6 +46,10 @@ class Batched : public Ops<Batched<T>> {
   const T& value() const { return value_; }
   bool batched() const { return batched_; }
   int64_t batch_size() const { return batched_ ? value_.shape()[0] : 1; }
+  /// The value as [n, ...shape()]: an unbatched one is broadcast (a zero-stride view).
+  T as_batch(int64_t n) const {
+    return batched_ ? value_ : Prims<T>::expand(value_, detail::with_batch(n, value_.shape()));
+  }
   /// The shape of one example.
   Shape shape() const {
     if (!batched_) return value_.shape();
@@ -80,13 +93,13 @@ struct Prims<Batched<T>> {
   static V binary(BinaryOp op, const V& a, const V& b) {
     if (!a.batched() && !b.batched()) return V(P::binary(op, a.value(), b.value()));
     const int64_t n = batch_of({&a, &b});
-    return batched(P::binary(op, physical(a, n), physical(b, n)));
+    return batched(P::binary(op, a.as_batch(n), b.as_batch(n)));
   }
   static V where(const Tensor& cond, const V& a, const V& b) {
     if (!a.batched() && !b.batched()) return V(P::where(cond, a.value(), b.value()));
     const int64_t n = batch_of({&a, &b});
-    const Tensor c = Prims<Tensor>::expand(cond, with_batch(n, cond.shape()));
-    return batched(P::where(c, physical(a, n), physical(b, n)));
+    const Tensor c = Prims<Tensor>::expand(cond, detail::with_batch(n, cond.shape()));
+    return batched(P::where(c, a.as_batch(n), b.as_batch(n)));
   }
   static V sum(const V& x, const Shape& axes, bool keepdims) {
     return V(P::sum(x.value(), shifted(x, axes, "sum"), keepdims), x.batched());
@@ -116,11 +129,12 @@ struct Prims<Batched<T>> {
     for (int64_t i = 0; i < lead; ++i) padded.push_back(1);
     for (int64_t d : in) padded.push_back(d);
     const int64_t n = x.batch_size();
-    return batched(P::expand(P::reshape(x.value(), with_batch(n, padded)), with_batch(n, shape)));
+    return batched(P::expand(P::reshape(x.value(), detail::with_batch(n, padded)),
+                             detail::with_batch(n, shape)));
   }
   static V reshape(const V& x, const Shape& shape) {
     if (!x.batched()) return V(P::reshape(x.value(), shape));
-    return batched(P::reshape(x.value(), with_batch(x.batch_size(), shape)));
+    return batched(P::reshape(x.value(), detail::with_batch(x.batch_size(), shape)));
   }
   static V slice(const V& x, int64_t axis, std::optional<int64_t> start,
                  std::optional<int64_t> stop, int64_t step) {
@@ -139,7 +153,7 @@ struct Prims<Batched<T>> {
     for (const V& x : xs) ptrs.push_back(&x);
     std::vector<T> vs;
     const int64_t n = batch_of(ptrs);
-    for (const V& x : xs) vs.push_back(n > 0 ? physical(x, n) : x.value());
+    for (const V& x : xs) vs.push_back(n > 0 ? x.as_batch(n) : x.value());
     if (n == 0) return V(P::concat(vs, axis));
     return batched(P::concat(vs, batch_axis(xs[0], axis, "concat")));
   }
@@ -193,7 +207,7 @@ struct Prims<Batched<T>> {
       Shape s;
       for (int64_t i = x.ndim(); i < rank; ++i) s.push_back(1);
       for (int64_t d : x.shape()) s.push_back(d);
-      return P::reshape(x.value(), with_batch(x.batch_size(), s));
+      return P::reshape(x.value(), detail::with_batch(x.batch_size(), s));
     };
     batch_of({&a, &b});
     return batched(P::matmul(aligned(a), aligned(b)));
@@ -206,16 +220,11 @@ struct Prims<Batched<T>> {
     if (!x.batched() && !src.batched()) return V(P::index_add(x.value(), axis, idx, src.value()));
     const int64_t n = batch_of({&x, &src});
     return batched(
-        P::index_add(physical(x, n), batch_axis(x, axis, "index_add"), idx, physical(src, n)));
+        P::index_add(x.as_batch(n), batch_axis(x, axis, "index_add"), idx, src.as_batch(n)));
   }
 
  private:
   static V batched(T v) { return V(std::move(v), true); }
-  static Shape with_batch(int64_t n, const Shape& shape) {
-    Shape s{n};
-    for (int64_t d : shape) s.push_back(d);
-    return s;
-  }
   /// The common batch size of the batched operands (0 when none is batched).
   static int64_t batch_of(std::initializer_list<const V*> xs) {
     return batch_of(std::span<const V* const>(xs.begin(), xs.size()));
@@ -231,11 +240,6 @@ struct Prims<Batched<T>> {
       n = x->batch_size();
     }
     return n;
-  }
-  /// x as [n, ...shape()]: an unbatched value is broadcast (a zero-stride view).
-  static T physical(const V& x, int64_t n) {
-    if (x.batched()) return x.value();
-    return P::expand(x.value(), with_batch(n, x.shape()));
   }
   /// A per-example axis of x as a physical one.
   static int64_t shift(const V& x, int64_t axis, std::string_view op) {

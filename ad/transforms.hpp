@@ -160,14 +160,10 @@ T jacfwd(F f, const T& x) {
     return Prims<T>::constant(zeros(shape, x.dtype(), x.device()));
   }
   // The tangent is [n, out...]; the Jacobian puts the input axis last.
-  const B& t = *out.tangent();
-  Shape phys{n};
-  for (int64_t d : out.shape()) phys.push_back(d);
-  const T tn = t.batched() ? t.value() : Prims<T>::expand(t.value(), phys);
   Shape last;
-  for (int64_t i = 1; i < phys.ndim(); ++i) last.push_back(i);
+  for (int64_t i = 1; i <= out.ndim(); ++i) last.push_back(i);
   last.push_back(0);
-  return Prims<T>::reshape(Prims<T>::permute(tn, last), shape);
+  return Prims<T>::reshape(Prims<T>::permute(out.tangent()->as_batch(n), last), shape);
 }
 
 /// The Jacobian of f at x by reverse mode, shape out ++ in. One backward
@@ -182,9 +178,7 @@ T jacrev(F f, const T& x) {
   if (m == 0 || x.numel() == 0) return Prims<T>::constant(zeros(shape, x.dtype(), x.device()));
   // The gradient is [m, in...]: already out ++ in once reshaped.
   const B g = pullback(B(detail::basis_batch<T>(plain(y)), true));
-  Shape phys{m};
-  for (int64_t d : x.shape()) phys.push_back(d);
-  return Prims<T>::reshape(g.batched() ? g.value() : Prims<T>::expand(g.value(), phys), shape);
+  return Prims<T>::reshape(g.as_batch(m), shape);
 }
 
 /// Function-returning forms.
