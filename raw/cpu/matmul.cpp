@@ -212,7 +212,9 @@ void matmul_typed(const RawTensor& out, const RawTensor& a, const RawTensor& b) 
     // blocks of a 256-wide product) across threads.
     for (int64_t t = 0; t < batches; ++t) {
       std::vector<T> sa, sb;
-      auto [A, B] = operands(t, sa, sb);
+      const auto operands_t = operands(t, sa, sb);  // no structured binding: C++20 lambdas cannot capture one
+      const Mat<T>& A = operands_t.first;
+      const Mat<T>& B = operands_t.second;
       T* c = ob + offsets[std::size_t(t)][0];
       const bool by_cols = n >= m && B.row_major;
       const int64_t extent = by_cols ? n : m;
