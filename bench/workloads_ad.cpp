@@ -25,7 +25,7 @@ const Register kAd(20, [](std::vector<Workload>& w) {
   w.push_back(chain);
   // 1000 adds of 1 MiB tensors, recorded and pulled back: add keeps no
   // residuals, so the tape holds O(1) tensors ("tape_mib": MiB in use after
-  // recording, beyond the leaf and the output; it was 3000 MiB when every
+  // recording, beyond the leaf and the output; it was 999 MiB when every
   // binary op kept its operands and output).
   auto add_chain = [](const auto& a) {
     auto y = a;
