@@ -7,6 +7,8 @@
 /// its primal on T and records the pullbacks of its rule (ad/rules.hpp), in
 /// T ops, on the tape; values of two different tapes never mix.
 #include <memory>
+#include <optional>
+#include <vector>
 
 #include "ad/tape.hpp"
 
@@ -60,25 +62,32 @@ struct Prims<Reverse<T>> {
   static R unary(UnaryOp op, const R& x) {
     T y = P::unary(op, x.primal());
     if (x.is_constant() || !rules::has_derivative(op)) return R(y);
-    const T xp = x.primal();
-    return record(y, {{x.id(), [op, xp, y](const T& ct) { return *rules::unary(op, xp, y, ct); }}},
-                  {&strata::plain(xp), &strata::plain(y)}, x.tape());
+    const unsigned k = rules::keeps(op);
+    const Kept xk = kept(k & rules::keep_a, x.primal()), yk = kept(k & rules::keep_out, y);
+    return record(
+        y,
+        {{x.id(), [op, xk, yk](const T& ct) { return *rules::unary(op, get(xk), get(yk), ct); }}},
+        saved_of({&xk, &yk}), x.tape());
   }
   static R binary(BinaryOp op, const R& a, const R& b) {
     auto tape = common_tape({&a, &b}, op_name(op));
     T y = P::binary(op, a.primal(), b.primal());
     if (!tape) return R(y);
-    const T ap = a.primal(), bp = b.primal();
     std::vector<Edge> edges;
+    std::vector<const Tensor*> saved;
     for (int which = 0; which < 2; ++which) {
       const R& in = which == 0 ? a : b;
       if (in.is_constant()) continue;
-      edges.push_back({in.id(), [op, which, ap, bp, y](const T& ct) {
-                         return rules::binary(op, which, ap, bp, y, ct);
+      // Each edge keeps only what its rule reads (its residuals).
+      const unsigned k = rules::keeps(op, which);
+      const Kept ak = kept(k & rules::keep_a, a.primal()), bk = kept(k & rules::keep_b, b.primal()),
+                 yk = kept(k & rules::keep_out, y);
+      for (const Tensor* v : saved_of({&ak, &bk, &yk})) saved.push_back(v);
+      edges.push_back({in.id(), [op, which, ak, bk, yk](const T& ct) {
+                         return rules::binary(op, which, get(ak), get(bk), get(yk), ct);
                        }});
     }
-    return record(y, std::move(edges), {&strata::plain(ap), &strata::plain(bp), &strata::plain(y)},
-                  tape);
+    return record(y, std::move(edges), saved, tape);
   }
   static R where(const Tensor& cond, const R& a, const R& b) {
     auto tape = common_tape({&a, &b}, "where");
@@ -135,8 +144,11 @@ struct Prims<Reverse<T>> {
     const int64_t ax = normalize_axis(axis, x.shape(), "slice");
     const Tensor pos =
         rules::slice_positions(x.shape()[std::size_t(ax)], start, stop, step, x.device());
-    const T zero = zeros_like(x.primal());
-    return linear(x, y, [ax, pos, zero](const T& ct) { return P::index_add(zero, ax, pos, ct); });
+    const Shape in = x.shape();
+    return linear(x, y, [ax, pos, in](const T& ct) {
+      const T zero = detail::filled<T>(0.0, in, ct.dtype(), ct.device());
+      return P::index_add(zero, ax, pos, ct);
+    });
   }
   static R pad(const R& x, const Pads& pads) {
     const Shape in = x.shape();
@@ -187,10 +199,15 @@ struct Prims<Reverse<T>> {
   static R index_select(const R& x, int64_t axis, const Tensor& idx) {
     T y = P::index_select(x.primal(), axis, idx);
     if (x.is_constant()) return R(y);
-    const T zero = zeros_like(x.primal());
-    return record(
-        y, {{x.id(), [zero, axis, idx](const T& ct) { return P::index_add(zero, axis, idx, ct); }}},
-        {&idx}, x.tape());
+    // Keeps the indices and the source's shape; the zeros are made when the pullback runs.
+    const Shape in = x.shape();
+    return record(y,
+                  {{x.id(),
+                    [in, axis, idx](const T& ct) {
+                      const T zero = detail::filled<T>(0.0, in, ct.dtype(), ct.device());
+                      return P::index_add(zero, axis, idx, ct);
+                    }}},
+                  {&idx}, x.tape());
   }
   static R index_add(const R& x, int64_t axis, const Tensor& idx, const R& src) {
     auto tape = common_tape({&x, &src}, "index_add");
@@ -206,10 +223,26 @@ struct Prims<Reverse<T>> {
   }
 
  private:
-  static R record(const T& y, std::vector<Edge> edges, std::initializer_list<const Tensor*> saved,
+  static R record(const T& y, std::vector<Edge> edges, const std::vector<const Tensor*>& saved,
                   const std::shared_ptr<Tape<T>>& tape) {
     const int64_t id = tape->add(std::move(edges), saved);
     return R(y, tape, id);
+  }
+  /// A residual: the value when the rule reads it, nothing when it does not.
+  using Kept = std::optional<T>;
+  static Kept kept(bool keep, const T& v) { return keep ? Kept(v) : Kept(); }
+  /// The residual, or an empty T() for one the rule does not read.
+  static const T& get(const Kept& v) {
+    static const T none{};
+    return v ? *v : none;
+  }
+  /// The plain values under the residuals that are kept, for the version check.
+  static std::vector<const Tensor*> saved_of(std::initializer_list<const Kept*> residuals) {
+    std::vector<const Tensor*> out;
+    for (const Kept* v : residuals) {
+      if (*v) out.push_back(&strata::plain(**v));
+    }
+    return out;
   }
   /// A one-input primitive whose pullback is `pullback`.
   template <class Fn>

@@ -20,6 +20,51 @@ constexpr bool has_derivative(UnaryOp op) {
   return op != UnaryOp::sign && op != UnaryOp::logical_not;
 }
 
+/// The values a derivative rule reads besides the tangent or cotangent: its
+/// residuals. Reverse<T> keeps exactly these on the tape (and version-checks
+/// exactly these), so a chain of adds keeps nothing alive and writing into an
+/// add's input after recording is harmless.
+enum Keep : unsigned {
+  keep_nothing = 0,
+  keep_a = 1,    ///< the first (or only) input
+  keep_b = 2,    ///< the second input
+  keep_out = 4,  ///< the output
+};
+
+/// What `unary(op, x, y, v)` reads: x (keep_a), y (keep_out), or nothing.
+constexpr unsigned keeps(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::exp:
+    case UnaryOp::sqrt:
+    case UnaryOp::tanh:
+      return keep_out;
+    case UnaryOp::log:
+    case UnaryOp::sin:
+    case UnaryOp::cos:
+    case UnaryOp::abs:
+      return keep_a;
+    default:
+      return keep_nothing;  // neg is linear; sign and logical_not have no derivative
+  }
+}
+
+/// What `binary(op, which, a, b, y, v)` reads for operand `which`.
+constexpr unsigned keeps(BinaryOp op, int which) {
+  switch (op) {
+    case BinaryOp::mul:
+      return which == 0 ? keep_b : keep_a;
+    case BinaryOp::div:
+      return which == 0 ? keep_b : keep_b | keep_out;
+    case BinaryOp::pow:
+      return which == 0 ? keep_a | keep_b : keep_a | keep_out;
+    case BinaryOp::maximum:
+    case BinaryOp::minimum:
+      return keep_a | keep_b;
+    default:
+      return keep_nothing;  // add, sub: linear
+  }
+}
+
 /// d unary(op, x) applied to v; nullopt for ops with zero derivative (sign).
 template <Diffable T>
 std::optional<T> unary(UnaryOp op, const T& x, const T& y, const T& v) {

@@ -41,7 +41,7 @@ class Tape {
   }
   /// A node computed from inputs; `saved` are the plain values under what its
   /// pullbacks captured (values of level T, and plain masks or indices).
-  int64_t add(std::vector<Edge> edges, std::initializer_list<const Tensor*> saved) {
+  int64_t add(std::vector<Edge> edges, const std::vector<const Tensor*>& saved) {
     Node n{std::move(edges), {}};
     for (const Tensor* v : saved) {
       const auto& s = v->raw().storage();

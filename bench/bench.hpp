@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <strata.hpp>
@@ -31,6 +32,9 @@ struct Workload {
   double flops = 0;  // per run, when meaningful: the row reports GFLOP/s
   double ops = 0;    // primitive ops per run: the row reports "us_per_op"
   double bytes = 0;  // bytes read + written per run: the row reports GB/s
+  // Measurements other than time, each run once after the timing and
+  // reported under its name in the row (for example the MiB a tape retains).
+  std::vector<std::pair<std::string, std::function<double()>>> measures;
   std::vector<Peer> peers;
 };
 

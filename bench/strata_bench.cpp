@@ -274,6 +274,11 @@ int main(int argc, char** argv) {
       row["us_per_op"] = us_per_op;
       std::printf(" %.3f us/op", us_per_op);
     }
+    for (const auto& [name, measure] : w.measures) {
+      const double v = measure();
+      row[name] = v;
+      std::printf(" %s %.3g", name.c_str(), v);
+    }
     // Peers of this workload only (a copy of the same bytes, a hand-written loop, ...).
     for (const auto& [name, pt] : peer_t) {
       if (std::find(peer_names.begin(), peer_names.end(), name) == peer_names.end()) {

@@ -23,6 +23,29 @@ const Register kAd(20, [](std::vector<Workload>& w) {
                  }};
   chain.ops = 3000;
   w.push_back(chain);
+  // 1000 adds of 1 MiB tensors, recorded and pulled back: add keeps no
+  // residuals, so the tape holds O(1) tensors ("tape_mib": MiB in use after
+  // recording, beyond the leaf and the output; it was 999 MiB when every
+  // binary op kept its operands and output).
+  auto add_chain = [](const auto& a) {
+    auto y = a;
+    for (int i = 0; i < 1000; ++i) y = y + a;
+    return y;
+  };
+  Workload tape{"ad_tape_add_chain_1000x1MiB", [add_chain] {
+                  const st::Tensor x = st::randn({int64_t{1} << 18}, 31, st::f32);
+                  const st::Tensor seed = st::ones({int64_t{1} << 18}, st::f32);
+                  return [=] { g_sink = st::vjp(add_chain, x).second(seed).raw(); };
+                }};
+  tape.ops = 1000;
+  tape.measures.push_back({"tape_mib", [add_chain] {
+                             const st::Tensor x = st::randn({int64_t{1} << 18}, 31, st::f32);
+                             const std::size_t before = st::cpu_allocator().stats().bytes_in_use;
+                             auto recorded = st::vjp(add_chain, x);
+                             const std::size_t after = st::cpu_allocator().stats().bytes_in_use;
+                             return (double(after) - double(before)) / double(1 << 20) - 1.0;
+                           }});
+  w.push_back(tape);
   // f(x) = sum(tanh(W x)^2) + sum(x^2) / 2: forward over reverse, one batched pass.
   for (const int64_t n : {16, 64, 256}) {
     w.push_back({"hessian_f64_n" + std::to_string(n), [n] {
