@@ -14,8 +14,12 @@
 /// file is written to a temporary file in the same directory and renamed
 /// over the target, so a crash never leaves a half-written checkpoint.
 /// Loading validates everything before use and throws ValueError (DTypeError
-/// for an unsupported dtype) naming the file and the problem.
-#include <functional>
+/// for an unsupported dtype) naming the operation, the file and the problem:
+/// only a regular file is opened (a FIFO, device or directory is refused
+/// without blocking), the header's length is checked against the file's size
+/// before anything is allocated, and its JSON may nest at most 16 levels.
+/// Saving refuses names and metadata that are not UTF-8 (the header is JSON).
+/// No other exception type leaves these functions (nn/file_io.hpp).
 #include <map>
 #include <optional>
 #include <string>
@@ -34,13 +38,6 @@ std::map<std::string, Tensor> load_safetensors(const std::string& path);
 
 /// The "__metadata__" of a safetensors file (empty when it has none).
 std::map<std::string, std::string> load_safetensors_metadata(const std::string& path);
-
-namespace detail {
-/// Test hook: called with the temporary file's path after the data is
-/// written and before the rename; an exception from it aborts the save (the
-/// temporary file is removed, the target left as it was).
-extern std::function<void(const std::string& temp_path)> safetensors_before_rename;
-}  // namespace detail
 
 namespace detail {
 /// The safetensors name of a dtype ("F32", "F64", "I32", "I64", "BOOL"), also
