@@ -362,6 +362,20 @@ void check_level(const TablePtr<N>& h, const Args<N>& xs, int depth_now, int ord
   }
 }
 
+// The per-argument-count machinery (the derived functions at every level and
+// the checks) is most of what a test file using check_grads compiles: it is
+// compiled once, in tests/support/check_grads.cpp, for 1 to 3 arguments; a test
+// file instantiates only its own functions at each level (erase).
+extern template void check_level<1>(const TablePtr<1>&, const Args<1>&, int, int, Modes,
+                                    const GradCheckOptions&, const std::string&, uint64_t&,
+                                    GradCheckResult&);
+extern template void check_level<2>(const TablePtr<2>&, const Args<2>&, int, int, Modes,
+                                    const GradCheckOptions&, const std::string&, uint64_t&,
+                                    GradCheckResult&);
+extern template void check_level<3>(const TablePtr<3>&, const Args<3>&, int, int, Modes,
+                                    const GradCheckOptions&, const std::string&, uint64_t&,
+                                    GradCheckResult&);
+
 }  // namespace detail_cg
 
 /// Runs every check and returns the worst error (as a multiple of its tolerance) and a report;

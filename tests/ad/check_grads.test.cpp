@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: MIT
+// Tests of the derivative checker itself (tests/support/check_grads.hpp): it
+// accepts correct derivatives at every order and mode and rejects wrong ones.
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <optional>
+#include <strata.hpp>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include "support/ad_inputs.hpp"
+#include "support/check_grads.hpp"
+
+namespace st = strata;
+using st::testing::check_grads;
+using st::testing::check_grads_error;
+using st::testing::f64s;
+using st::testing::GradCheckOptions;
+using st::testing::i64s;
+using st::testing::Modes;
+using st::testing::nonzero;
+using st::testing::normal;
+using st::testing::positive;
+using st::testing::prims_of;
+
+TEST_CASE("check_grads: accepts correct derivatives and rejects wrong ones", "[ad]") {
+  const st::Tensor x = normal({2, 3}, 1);
+  SECTION("a correct function passes at every order and mode") {
+    auto f = [](const auto& x) { return st::sum(st::tanh(x) * x); };
+    const auto r = check_grads_error(f, {x}, 3);
+    INFO(r.report);
+    CHECK(r.ok());
+    CHECK(r.checks == 2 * (2 + 4 + 8));  // (primal + derivative) per check, 14 checks
+    CHECK(r.worst < 1e-2);               // finite differences far inside the tolerance
+  }
+  SECTION("x * stop_gradient(x) is not the derivative of x * x, in either mode") {
+    // AD says d/dx = x (the second factor is a constant); the finite difference sees 2x.
+    auto bad = [](const auto& x) { return x * st::stop_gradient(x); };
+    for (Modes m : {Modes::fwd, Modes::rev}) {
+      const auto r = check_grads_error(bad, {x}, 1, m);
+      INFO(r.report);
+      CHECK_FALSE(r.ok());
+      CHECK(r.worst > 1e3);
+    }
+  }
+  SECTION("a derivative right at order 1 but wrong at order 2 is caught by the recursion") {
+    // Value x^2; AD's first derivative sg(x) + x = 2x is right, but its own
+    // derivative by AD is 1 (stop_gradient strips every level) instead of 2.
+    auto bad2 = [](const auto& x) {
+      const auto s = st::stop_gradient(x);
+      return s * x + (x * x - s * s) * 0.5;
+    };
+    for (Modes m : {Modes::fwd, Modes::rev}) {
+      const auto r1 = check_grads_error(bad2, {x}, 1, m);
+      INFO(r1.report);
+      CHECK(r1.ok());
+      const auto r2 = check_grads_error(bad2, {x}, 2, m);
+      INFO(r2.report);
+      CHECK_FALSE(r2.ok());
+      CHECK(r2.worst > 10);
+    }
+  }
+  SECTION("a wrong gradient of one of two arguments is caught") {
+    auto bad = [](const auto& a, const auto& b) { return a * st::stop_gradient(b); };
+    const auto r = check_grads_error(bad, {x, normal({2, 3}, 2)}, 1);
+    INFO(r.report);
+    CHECK_FALSE(r.ok());
+  }
+  SECTION("check_grads itself reports through Catch") {
+    check_grads([](const auto& x) { return st::exp(x); }, {x}, 2);
+  }
+}
