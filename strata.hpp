@@ -18,4 +18,5 @@
 #include "raw/backend.hpp"
 #include "raw/ops.hpp"
 #include "raw/primitives.hpp"
+#include "raw/print.hpp"
 #include "raw/raw_tensor.hpp"

@@ -8,7 +8,9 @@
 /// nest to any order and mix modes, and may run in several threads at once.
 /// Every transform also has a function-returning form: st::grad(f) is a
 /// callable, so st::grad(st::grad(f))(x) and st::hessian(f)(x) compose.
+#include <functional>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 
 #include "ad/stacks.hpp"
@@ -32,6 +34,31 @@ void require_matching_tangent(const Shape& primal_shape, DType primal_dtype, con
                               DType dtype, std::string_view op, std::string_view what);
 void require_single_element(const Shape& shape, std::string_view op);
 
+/// Declared, never defined: stands in for a result after a failed
+/// static_assert, so that the compiler reports that one message and nothing
+/// after it (the program never links, as it never compiles).
+template <class Out>
+Out ill_formed();
+
+/// f(args...), where args are the values the transform wraps the user's
+/// arguments in. A function written for `const st::Tensor&` cannot take them;
+/// it is caught here with one readable message instead of an error from
+/// inside std::apply.
+template <class Out, class F, class... A>
+decltype(auto) call_function(F& f, const A&... args) {
+  if constexpr (std::is_invocable_v<F&, const A&...>) {
+    return std::invoke(f, args...);
+  } else {
+    static_assert(std::is_invocable_v<F&, const A&...>,
+                  "strata: a transform calls your function with its own tensor types "
+                  "(st::Reverse<T>, st::Forward<T>, st::Batched<T>), one per argument, not with "
+                  "st::Tensor: write the function as a generic lambda, "
+                  "[](const auto& x) { ... }, or a template, "
+                  "template <class T> T f(const T& x)");
+    return ill_formed<Out>();
+  }
+}
+
 /// f's output as a value of level Out (a lower level is a constant of it).
 template <class Out, class Y>
 Out as_level(const Y& y, std::string_view op) {
@@ -39,8 +66,13 @@ Out as_level(const Y& y, std::string_view op) {
     return lift<Out>(y);
   } else {
     static_assert(contains_level<Out, Y>(),
-                  "the function must return a tensor of its argument's level (or below)");
+                  "strata: your function must return a tensor of the level it was called with "
+                  "(or a constant of a lower level, such as a captured st::Tensor), computed "
+                  "from its argument, e.g. [](const auto& x) { return st::sum(x * x); }; not a "
+                  "C++ number, a container, or a value of an outer transform");
+    (void)y;
     (void)op;
+    return ill_formed<Out>();
   }
 }
 
@@ -54,7 +86,10 @@ auto record(F& f, std::string_view op, const X&... xs) {
     return Reverse<T>(leaf, tape, tape->add_leaf());
   };
   auto args = std::make_tuple(tree::map(wrap, xs)...);
-  Reverse<T> out = as_level<Reverse<T>>(std::apply(f, args), op);
+  auto call = [&]<std::size_t... I>(std::index_sequence<I...>)->decltype(auto) {
+    return call_function<Reverse<T>>(f, std::get<I>(args)...);
+  };
+  Reverse<T> out = as_level<Reverse<T>>(call(std::index_sequence_for<X...>{}), op);
   // An output recorded by another call (leaked out of it, or captured from an
   // outer call of the same type) is not ours to differentiate.
   if (out.tape() && out.tape() != tape) mixed_transform_calls(op);
@@ -118,7 +153,8 @@ auto jvp(F f, const X& x, const V& v) {
     detail::require_matching_tangent(p.shape(), p.dtype(), t.shape(), t.dtype(), "jvp", "tangent");
     return Forward<T>(p, t, tag);
   };
-  const Forward<T> out = detail::as_level<Forward<T>>(f(tree::map2(wrap, x, v)), "jvp");
+  const Forward<T> out = detail::as_level<Forward<T>>(
+      detail::call_function<Forward<T>>(f, tree::map2(wrap, x, v)), "jvp");
   if (out.tangent() && out.tag() != tag) detail::common_tag({tag, out.tag()});  // throws
   T tangent = out.tangent() ? *out.tangent() : zeros_like(out.primal());
   return std::pair{out.primal(), std::move(tangent)};
@@ -153,7 +189,8 @@ T jacfwd(F f, const T& x) {
   const uint64_t tag = Forward<B>::new_tag();
   const Forward<B> in =
       n > 0 ? Forward<B>(B(x), B(detail::basis_batch<T>(plain(x)), true), tag) : Forward<B>(B(x));
-  const Forward<B> out = detail::as_level<Forward<B>>(f(in), "jacfwd");
+  const Forward<B> out =
+      detail::as_level<Forward<B>>(detail::call_function<Forward<B>>(f, in), "jacfwd");
   if (out.tangent() && out.tag() != tag) detail::common_tag({tag, out.tag()});  // throws
   const Shape shape = detail::concat_shapes(out.shape(), x.shape());
   if (n == 0 || !out.tangent() || checked_numel(shape, "jacfwd") == 0) {

@@ -348,6 +348,54 @@ T sum_to(const T& x, const Shape& shape) {
   return Prims<T>::reshape(Prims<T>::sum(x, axes, true), shape);
 }
 
+// --- reductions over one axis given as an integer (st::sum(x, 1), st::logsumexp(x, -1)) ---
+/// sum over one axis (negative counts from the end); the same as st::sum(x, {axis}).
+template <Diffable T, AxisIndex I>
+T sum(const T& x, I axis, bool keepdims = false) {
+  return sum(x, Shape{int64_t(axis)}, keepdims);
+}
+/// mean over one axis; the same as st::mean(x, {axis}).
+template <Diffable T, AxisIndex I>
+T mean(const T& x, I axis, bool keepdims = false) {
+  return mean(x, Shape{int64_t(axis)}, keepdims);
+}
+/// max over one axis; the same as st::max(x, {axis}).
+template <Diffable T, AxisIndex I>
+T max(const T& x, I axis, bool keepdims = false) {
+  return max(x, Shape{int64_t(axis)}, keepdims);
+}
+/// min over one axis; the same as st::min(x, {axis}).
+template <Diffable T, AxisIndex I>
+T min(const T& x, I axis, bool keepdims = false) {
+  return min(x, Shape{int64_t(axis)}, keepdims);
+}
+/// Population variance over one axis; the same as st::var(x, {axis}).
+template <Diffable T, AxisIndex I>
+T var(const T& x, I axis, bool keepdims = false) {
+  return var(x, Shape{int64_t(axis)}, keepdims);
+}
+/// Population standard deviation over one axis; the same as st::std(x, {axis}).
+template <Diffable T, AxisIndex I>
+T std(const T& x, I axis, bool keepdims = false) {
+  return std(x, Shape{int64_t(axis)}, keepdims);
+}
+/// The 2-norm over `axes` (an empty list: every axis, like st::norm(x)).
+template <Diffable T>
+T norm(const T& x, const Shape& axes, bool keepdims = false) {
+  const T f = detail::float_input(x);
+  return sqrt(sum(f * f, axes, keepdims));
+}
+/// The 2-norm along one axis (numpy.linalg.norm(x, axis=axis)).
+template <Diffable T, AxisIndex I>
+T norm(const T& x, I axis, bool keepdims = false) {
+  return norm(x, Shape{int64_t(axis)}, keepdims);
+}
+/// log(sum(exp(x))) over one axis; the same as st::logsumexp(x, {axis}).
+template <Diffable T, AxisIndex I>
+T logsumexp(const T& x, I axis, bool keepdims = false) {
+  return logsumexp(x, Shape{int64_t(axis)}, keepdims);
+}
+
 // --- movement -----------------------------------------------------------------------
 template <Diffable T>
 T reshape(const T& x, const Shape& shape) {
@@ -563,6 +611,60 @@ STRATA_REDUCE_METHOD(var)
 STRATA_REDUCE_METHOD(std)
 STRATA_REDUCE_METHOD(logsumexp)
 #undef STRATA_REDUCE_METHOD
+
+// The one-axis reductions and argmax/argmin as methods.
+template <class D>
+D Ops<D>::norm(const Shape& axes, bool keepdims) const {
+  return strata::norm(self(), axes, keepdims);
+}
+template <class D>
+template <AxisIndex I>
+D Ops<D>::sum(I axis, bool keepdims) const {
+  return strata::sum(self(), axis, keepdims);
+}
+template <class D>
+template <AxisIndex I>
+D Ops<D>::mean(I axis, bool keepdims) const {
+  return strata::mean(self(), axis, keepdims);
+}
+template <class D>
+template <AxisIndex I>
+D Ops<D>::max(I axis, bool keepdims) const {
+  return strata::max(self(), axis, keepdims);
+}
+template <class D>
+template <AxisIndex I>
+D Ops<D>::min(I axis, bool keepdims) const {
+  return strata::min(self(), axis, keepdims);
+}
+template <class D>
+template <AxisIndex I>
+D Ops<D>::var(I axis, bool keepdims) const {
+  return strata::var(self(), axis, keepdims);
+}
+template <class D>
+template <AxisIndex I>
+D Ops<D>::std(I axis, bool keepdims) const {
+  return strata::std(self(), axis, keepdims);
+}
+template <class D>
+template <AxisIndex I>
+D Ops<D>::norm(I axis, bool keepdims) const {
+  return strata::norm(self(), axis, keepdims);
+}
+template <class D>
+template <AxisIndex I>
+D Ops<D>::logsumexp(I axis, bool keepdims) const {
+  return strata::logsumexp(self(), axis, keepdims);
+}
+template <class D>
+D Ops<D>::argmax(int64_t axis, bool keepdims) const {
+  return strata::argmax(self(), axis, keepdims);
+}
+template <class D>
+D Ops<D>::argmin(int64_t axis, bool keepdims) const {
+  return strata::argmin(self(), axis, keepdims);
+}
 
 template <class D>
 D Ops<D>::pow(double exponent) const {

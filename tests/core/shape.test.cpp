@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 #include <cstdint>
+#include <sstream>
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
@@ -63,6 +64,17 @@ TEST_CASE("Shape printing", "[core]") {
   REQUIRE(st::Shape{2, 3, 4}.ndim() == 3);
   REQUIRE(st::Shape{}.ndim() == 0);
   REQUIRE(st::Shape{2, 3}.vec() == std::vector<int64_t>{2, 3});
+  // operator<< writes what to_string does, so a message can stream a Shape.
+  for (const st::Shape& s : {st::Shape{}, st::Shape{0}, st::Shape{2, 3}, st::Shape(12, 1)}) {
+    std::ostringstream os;
+    os << s;
+    REQUIRE(os.str() == st::to_string(s));
+  }
+  REQUIRE(st::to_string(st::Shape(10, 2)) ==
+          "[2, 2, 2, 2, 2, 2, 2, 2, 2, 2]");  // past the inline 8
+  REQUIRE_THROWS_WITH(st::detail::fail<st::ShapeError>("add", "shapes ", st::Shape{2, 3}, " and ",
+                                                       st::Shape{4}, " differ"),
+                      "add: shapes [2, 3] and [4] differ");
 }
 
 TEST_CASE("checked_numel", "[core]") {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// operator<< on RawTensor: exact strings worked out by hand from the values.
+// operator<< on RawTensor and the print options (raw/print.hpp): exact strings
+// worked out by hand from the values, and, for abridged tensors, NumPy's text.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
@@ -8,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "raw/print.hpp"
 #include "support/naive.hpp"
 
 namespace st = strata;
@@ -230,5 +232,206 @@ TEST_CASE("print: large tensors are summarised", "[raw]") {
     CHECK(s == "tensor([" + block + sep + block + sep + block + sep + "..." + sep + block + sep +
                    block + sep + block + "], shape=[20, 20, 20], dtype=i32)");
     CHECK(s.size() < 2000);
+  }
+}
+
+namespace {
+
+/// Sets print options for one scope and restores the previous ones after it.
+struct PrintOptionsScope {
+  st::PrintOptions saved = st::print_options();
+  explicit PrintOptionsScope(const st::PrintOptions& o) { st::set_print_options(o); }
+  ~PrintOptionsScope() { st::set_print_options(saved); }
+  PrintOptionsScope(const PrintOptionsScope&) = delete;
+  PrintOptionsScope& operator=(const PrintOptionsScope&) = delete;
+};
+
+/// ((i * 7919) % 2001 - 1000) / 7 for i < n: varied signs and widths, no
+/// decimal ties. print_numpy.py builds the same values in NumPy.
+std::vector<double> sevenths(int64_t n) {
+  std::vector<double> v;
+  for (int64_t i = 0; i < n; ++i) v.push_back(double((i * 7919) % 2001 - 1000) / 7.0);
+  return v;
+}
+
+}  // namespace
+
+// The expected strings below are NumPy's, produced once by
+// tests/raw/print_numpy.py (/usr/bin/python3 with Debian 12's python3-numpy
+// 1.24.2): numpy.array2string(a, separator=", ", prefix="tensor(", ...) of the
+// same values, with floatmode="fixed" and the precision under test for
+// non-whole floats, and max_line_width unbounded (strata does not wrap long
+// lines); strata adds "tensor(" before and the shape and dtype after.
+TEST_CASE("print: abridged text is NumPy's", "[raw]") {
+  SECTION("i64 [100, 100], defaults") {
+    CHECK(str(st::testing::make({100, 100}, st::i64, iota(10000))) ==
+          "tensor([[   0,    1,    2, ...,   97,   98,   99],\n"
+          "        [ 100,  101,  102, ...,  197,  198,  199],\n"
+          "        [ 200,  201,  202, ...,  297,  298,  299],\n"
+          "        ...,\n"
+          "        [9700, 9701, 9702, ..., 9797, 9798, 9799],\n"
+          "        [9800, 9801, 9802, ..., 9897, 9898, 9899],\n"
+          "        [9900, 9901, 9902, ..., 9997, 9998, 9999]], shape=[100, 100], dtype=i64)");
+  }
+  SECTION("f64 [40, 30], precision 4 (the default)") {
+    CHECK(str(st::testing::make({40, 30}, st::f64, sevenths(1200))) ==
+          "tensor([[-142.8571,  130.8571,  118.7143, ...,  101.0000,   88.8571,   76.7143],\n"
+          "        [  64.5714,   52.4286,   40.2857, ...,   22.5714,   10.4286,   -1.7143],\n"
+          "        [ -13.8571,  -26.0000,  -38.1429, ...,  -55.8571,  -68.0000,  -80.1429],\n"
+          "        ...,\n"
+          "        [  99.7143,   87.5714,   75.4286, ...,   57.7143,   45.5714,   33.4286],\n"
+          "        [  21.2857,    9.1429,   -3.0000, ...,  -20.7143,  -32.8571,  -45.0000],\n"
+          "        [ -57.1429,  -69.2857,  -81.4286, ...,  -99.1429, -111.2857, -123.4286]], "
+          "shape=[40, 30], dtype=f64)");
+  }
+  SECTION("f64 [40, 30], precision 2") {
+    const PrintOptionsScope scope({.precision = 2});
+    CHECK(str(st::testing::make({40, 30}, st::f64, sevenths(1200))) ==
+          "tensor([[-142.86,  130.86,  118.71, ...,  101.00,   88.86,   76.71],\n"
+          "        [  64.57,   52.43,   40.29, ...,   22.57,   10.43,   -1.71],\n"
+          "        [ -13.86,  -26.00,  -38.14, ...,  -55.86,  -68.00,  -80.14],\n"
+          "        ...,\n"
+          "        [  99.71,   87.57,   75.43, ...,   57.71,   45.57,   33.43],\n"
+          "        [  21.29,    9.14,   -3.00, ...,  -20.71,  -32.86,  -45.00],\n"
+          "        [ -57.14,  -69.29,  -81.43, ...,  -99.14, -111.29, -123.43]], shape=[40, 30], "
+          "dtype=f64)");
+  }
+  SECTION("f32 [20, 20, 20]: every axis abridged") {
+    CHECK(str(st::testing::make({20, 20, 20}, st::f32, sevenths(8000))) ==
+          "tensor([[[-142.8571,  130.8571,  118.7143, ...,  -63.4286,  -75.5714,  -87.7143],\n"
+          "         [ -99.8571, -112.0000, -124.1429, ...,  -20.4286,  -32.5714,  -44.7143],\n"
+          "         [ -56.8571,  -69.0000,  -81.1429, ...,   22.5714,   10.4286,   -1.7143],\n"
+          "         ...,\n"
+          "         [  16.4286,    4.2857,   -7.8571, ...,   95.8571,   83.7143,   71.5714],\n"
+          "         [  59.4286,   47.2857,   35.1429, ...,  138.8571,  126.7143,  114.5714],\n"
+          "         [ 102.4286,   90.2857,   78.1429, ..., -104.0000, -116.1429, -128.2857]],\n"
+          "\n"
+          "        [[-140.4286,  133.2857,  121.1429, ...,  -61.0000,  -73.1429,  -85.2857],\n"
+          "         [ -97.4286, -109.5714, -121.7143, ...,  -18.0000,  -30.1429,  -42.2857],\n"
+          "         [ -54.4286,  -66.5714,  -78.7143, ...,   25.0000,   12.8571,    0.7143],\n"
+          "         ...,\n"
+          "         [  18.8571,    6.7143,   -5.4286, ...,   98.2857,   86.1429,   74.0000],\n"
+          "         [  61.8571,   49.7143,   37.5714, ...,  141.2857,  129.1429,  117.0000],\n"
+          "         [ 104.8571,   92.7143,   80.5714, ..., -101.5714, -113.7143, -125.8571]],\n"
+          "\n"
+          "        [[-138.0000,  135.7143,  123.5714, ...,  -58.5714,  -70.7143,  -82.8571],\n"
+          "         [ -95.0000, -107.1429, -119.2857, ...,  -15.5714,  -27.7143,  -39.8571],\n"
+          "         [ -52.0000,  -64.1429,  -76.2857, ...,   27.4286,   15.2857,    3.1429],\n"
+          "         ...,\n"
+          "         [  21.2857,    9.1429,   -3.0000, ...,  100.7143,   88.5714,   76.4286],\n"
+          "         [  64.2857,   52.1429,   40.0000, ..., -142.1429,  131.5714,  119.4286],\n"
+          "         [ 107.2857,   95.1429,   83.0000, ...,  -99.1429, -111.2857, -123.4286]],\n"
+          "\n"
+          "        ...,\n"
+          "\n"
+          "        [[-101.5714, -113.7143, -125.8571, ...,  -22.1429,  -34.2857,  -46.4286],\n"
+          "         [ -58.5714,  -70.7143,  -82.8571, ...,   20.8571,    8.7143,   -3.4286],\n"
+          "         [ -15.5714,  -27.7143,  -39.8571, ...,   63.8571,   51.7143,   39.5714],\n"
+          "         ...,\n"
+          "         [  57.7143,   45.5714,   33.4286, ...,  137.1429,  125.0000,  112.8571],\n"
+          "         [ 100.7143,   88.5714,   76.4286, ..., -105.7143, -117.8571, -130.0000],\n"
+          "         [-142.1429,  131.5714,  119.4286, ...,  -62.7143,  -74.8571,  -87.0000]],\n"
+          "\n"
+          "        [[ -99.1429, -111.2857, -123.4286, ...,  -19.7143,  -31.8571,  -44.0000],\n"
+          "         [ -56.1429,  -68.2857,  -80.4286, ...,   23.2857,   11.1429,   -1.0000],\n"
+          "         [ -13.1429,  -25.2857,  -37.4286, ...,   66.2857,   54.1429,   42.0000],\n"
+          "         ...,\n"
+          "         [  60.1429,   48.0000,   35.8571, ...,  139.5714,  127.4286,  115.2857],\n"
+          "         [ 103.1429,   91.0000,   78.8571, ..., -103.2857, -115.4286, -127.5714],\n"
+          "         [-139.7143,  134.0000,  121.8571, ...,  -60.2857,  -72.4286,  -84.5714]],\n"
+          "\n"
+          "        [[ -96.7143, -108.8571, -121.0000, ...,  -17.2857,  -29.4286,  -41.5714],\n"
+          "         [ -53.7143,  -65.8571,  -78.0000, ...,   25.7143,   13.5714,    1.4286],\n"
+          "         [ -10.7143,  -22.8571,  -35.0000, ...,   68.7143,   56.5714,   44.4286],\n"
+          "         ...,\n"
+          "         [  62.5714,   50.4286,   38.2857, ...,  142.0000,  129.8571,  117.7143],\n"
+          "         [ 105.5714,   93.4286,   81.2857, ..., -100.8571, -113.0000, -125.1429],\n"
+          "         [-137.2857,  136.4286,  124.2857, ...,  -57.8571,  -70.0000,  -82.1429]]], "
+          "shape=[20, 20, 20], dtype=f32)");
+  }
+  SECTION("scientific notation, precision 4 and 1") {
+    std::vector<double> v = sevenths(2000);
+    for (double& x : v) x *= 1e-6;
+    const st::RawTensor t = st::testing::make({2000}, st::f64, v);
+    CHECK(str(t) ==
+          "tensor([-1.4286e-04,  1.3086e-04,  1.1871e-04, ..., -9.4286e-05, -1.0643e-04, "
+          "-1.1857e-04], shape=[2000], dtype=f64)");
+    const PrintOptionsScope scope({.precision = 1});
+    CHECK(str(t) ==
+          "tensor([-1.4e-04,  1.3e-04,  1.2e-04, ..., -9.4e-05, -1.1e-04, -1.2e-04], shape=[2000], "
+          "dtype=f64)");
+  }
+  SECTION("threshold 10, edgeitems 2") {
+    std::vector<double> v = iota(30);
+    for (double& x : v) x -= 15;
+    const PrintOptionsScope scope({.threshold = 10, .edgeitems = 2});
+    CHECK(str(st::testing::make({5, 6}, st::i32, v)) ==
+          "tensor([[-15, -14, ..., -11, -10],\n"
+          "        [ -9,  -8, ...,  -5,  -4],\n"
+          "        ...,\n"
+          "        [  3,   4, ...,   7,   8],\n"
+          "        [  9,  10, ...,  13,  14]], shape=[5, 6], dtype=i32)");
+  }
+  SECTION("exactly threshold elements are printed whole, precision 6") {
+    const PrintOptionsScope scope({.precision = 6, .threshold = 10});
+    CHECK(str(st::testing::make({10}, st::f64, sevenths(10))) ==
+          "tensor([-142.857143,  130.857143,  118.714286,  106.571429,   94.428571,   82.285714,   "
+          "70.142857,   58.000000,   45.857143,   33.714286], shape=[10], dtype=f64)");
+  }
+  SECTION("precision 0 keeps the point, fixed and scientific") {
+    const PrintOptionsScope scope({.precision = 0});
+    CHECK(str(st::testing::make({3}, st::f64, {0.25, 2.75, -1.5})) ==
+          "tensor([ 0.,  3., -2.], shape=[3], dtype=f64)");
+    CHECK(str(st::testing::make({2}, st::f64, {2.5e-6, 2.75})) ==
+          "tensor([3.e-06, 3.e+00], shape=[2], dtype=f64)");
+  }
+  SECTION("the float style comes from the shown elements only") {
+    // The hidden element 1000 is 0.5; the shown ones are whole, so they print "3.".
+    std::vector<double> v(2000);
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = double(i % 10);
+    v[1000] = 0.5;
+    CHECK(str(st::testing::make({2000}, st::f64, v)) ==
+          "tensor([0., 1., 2., ..., 7., 8., 9.], shape=[2000], dtype=f64)");
+  }
+}
+
+TEST_CASE("print: options", "[raw]") {
+  SECTION("defaults, and set/get round trip") {
+    const st::PrintOptions d = st::print_options();
+    CHECK(d.precision == 4);
+    CHECK(d.threshold == 1000);
+    CHECK(d.edgeitems == 3);
+    {
+      const PrintOptionsScope scope({.precision = 7, .threshold = 5, .edgeitems = 1});
+      CHECK(st::print_options().precision == 7);
+      CHECK(st::print_options().threshold == 5);
+      CHECK(st::print_options().edgeitems == 1);
+      CHECK(str(st::testing::make({2, 3}, st::i64, iota(6))) ==
+            "tensor([[0, ..., 2],\n"
+            "        [3, ..., 5]], shape=[2, 3], dtype=i64)");
+      // Whole floats keep "3." at any precision.
+      CHECK(str(st::testing::make({2}, st::f64, {1, 2})) ==
+            "tensor([1., 2.], shape=[2], dtype=f64)");
+    }
+    {
+      const PrintOptionsScope scope({.precision = 0});
+      CHECK(str(st::testing::make({2}, st::f64, {1, 2})) ==
+            "tensor([1., 2.], shape=[2], dtype=f64)");
+    }
+    CHECK(st::print_options().precision == 4);
+    CHECK(st::print_options().threshold == 1000);
+  }
+  SECTION("bad options") {
+    CHECK_THROWS_AS(st::set_print_options({.precision = -1}), st::ValueError);
+    CHECK_THROWS_WITH(
+        st::set_print_options({.precision = 31}),
+        Catch::Matchers::Contains("set_print_options") && Catch::Matchers::Contains("31"));
+    CHECK_THROWS_WITH(st::set_print_options({.threshold = -2}),
+                      Catch::Matchers::Contains("threshold") && Catch::Matchers::Contains("-2"));
+    CHECK_THROWS_WITH(st::set_print_options({.edgeitems = 0}),
+                      Catch::Matchers::Contains("edgeitems") && Catch::Matchers::Contains("0"));
+    // A rejected call leaves the options as they were.
+    CHECK(st::print_options().precision == 4);
+    CHECK(st::print_options().edgeitems == 3);
   }
 }
