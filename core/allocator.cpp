@@ -127,7 +127,6 @@ namespace {
 
 class CpuAllocator final : public CachingAllocator {
  public:
-  ~CpuAllocator() override { empty_cache(); }
   Device device() const override { return Device::cpu(); }
 
  protected:
@@ -150,8 +149,11 @@ class CpuAllocator final : public CachingAllocator {
 }  // namespace
 
 CachingAllocator& cpu_allocator() {
-  static CpuAllocator instance;
-  return instance;
+  // Never destroyed: a tensor in static storage (constructed before the
+  // allocator's first use) is destroyed after it at exit, and would free its
+  // block into a dead allocator.
+  static CpuAllocator* const instance = new CpuAllocator;
+  return *instance;
 }
 
 }  // namespace strata

@@ -69,7 +69,8 @@ class CachingAllocator {
   AllocatorStats stats_;
 };
 
-/// The process-wide CPU allocator (aligned_alloc underneath).
+/// The process-wide CPU allocator (aligned_alloc underneath); it lives until
+/// the process ends, so tensors in static storage may outlive main.
 CachingAllocator& cpu_allocator();
 
 }  // namespace strata

@@ -226,6 +226,12 @@ TEST_CASE("Storage", "[core]") {
 
 namespace {
 
+// Constructed before main, so before the CPU allocator's first use: destroyed
+// after it at exit. A test below stores a block here; if the allocator were
+// destroyed first, freeing the block at exit would use its freed free lists
+// (a crash, or a heap-use-after-free report under AddressSanitizer).
+std::shared_ptr<st::Storage> g_outlives_main;
+
 // An allocator over malloc that records which blocks went back to the system,
 // so eviction can be watched without the process-wide CPU allocator.
 class RecordingAllocator final : public st::CachingAllocator {
@@ -354,4 +360,11 @@ TEST_CASE("cpu_allocator honours a lowered cache limit", "[core]") {
   a.set_cache_limit(saved);
   a.empty_cache();
   REQUIRE(a.cache_limit() == saved);
+}
+
+TEST_CASE("cpu_allocator outlives storages in static storage", "[core]") {
+  g_outlives_main = st::make_storage(st::cpu_allocator(), 4096);
+  std::memset(g_outlives_main->data(), 1, 4096);
+  REQUIRE(g_outlives_main->device() == st::Device::cpu());
+  // Checked when the process exits: g_outlives_main frees its block then.
 }
