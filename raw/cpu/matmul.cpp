@@ -41,19 +41,25 @@ namespace {
 // Below this many multiply-adds Eigen's inlined kernels beat a library call.
 constexpr double kDnnlMinFlops = 48.0 * 48.0 * 48.0;
 
-// How products are cut into tiles (tile_product), per GEMM: at least
-// `flops` multiply-adds per tile, at most `max_tiles` tiles over all batches
-// together, edges of at least `min_edge`, multiples of kEdgeAlign (64-byte
-// column offsets for f32). oneDNN packs both operands on every call, so its
-// tiles are large (and 1024-wide single-threaded products run faster cut into
-// 128 x 128 tiles than whole); Eigen's f64 GEMM ran 4x slower on 128-wide
-// blocks of a 256 x 256 product than on 64 x 64 tiles or the whole product.
+// How products are cut into tiles (tile_product), per GEMM: at least `flops`
+// multiply-adds per tile, at most `max_tiles` tiles over all batches
+// together; the first cut (into 2) keeps edges of at least `min_edge`, later
+// cuts edges of at least `big_edge`; edges are multiples of kEdgeAlign
+// (64-byte column offsets for f32). oneDNN packs a tm x k panel of A and a
+// k x tn panel of B on every call, (tm + tn) / (tm * tn) element copies per
+// multiply-add: on 2 threads, 128 x 128 tiles of a 1024-wide product ran
+// 12-17% slower than halves and 512 x 512 tiles of a 2048-wide one 5-8%, so
+// its first cut halves any product of 2^20 multiply-adds (as the old
+// one-block-per-thread split did on 2 threads) and later cuts keep 1024-wide
+// tiles: 2 tiles for n = 1024, 4 for 2048, 16 for 4096.
+// Eigen's f64 GEMM ran 4x slower on 128-wide blocks of a 256 x 256 product
+// than on 64 x 64 tiles or the whole product: its tiles are small.
 struct TilePolicy {
   double flops;
-  int64_t max_tiles, min_edge;
+  int64_t max_tiles, min_edge, big_edge;
 };
-constexpr TilePolicy kDnnlTiles{double(1 << 23), 64, 64};
-constexpr TilePolicy kEigenTiles{double(1 << 20), 16, 32};
+constexpr TilePolicy kDnnlTiles{double(1 << 19), 64, 32, 1024};
+constexpr TilePolicy kEigenTiles{double(1 << 20), 16, 32, 32};
 constexpr int64_t kEdgeAlign = 16;
 // A column-major B is never cut by columns (oneDNN's transposed-B path is
 // 2-4x slower on column blocks of a 256-wide product), and every row tile
@@ -80,9 +86,12 @@ Tiling tile_product(int64_t m, int64_t n, int64_t k, int64_t batches, bool b_row
   Tiling t{m, n, 1, 1};
   while (t.rows * t.cols < want) {
     const int64_t rows_edge = edge(m, 2 * t.rows), cols_edge = edge(n, 2 * t.cols);
-    const int64_t min_rows = b_row_major || t.rows == 1 ? p.min_edge : kMinRowsColMajorB;
+    const bool first = t.rows * t.cols == 1;
+    const int64_t min_cols = first ? p.min_edge : p.big_edge;
+    const int64_t min_rows =
+        first ? p.min_edge : std::max(p.big_edge, b_row_major ? int64_t{0} : kMinRowsColMajorB);
     const bool rows_ok = rows_edge >= min_rows && rows_edge < t.tm;
-    const bool cols_ok = b_row_major && cols_edge >= p.min_edge && cols_edge < t.tn;
+    const bool cols_ok = b_row_major && cols_edge >= min_cols && cols_edge < t.tn;
     // Halve the longer edge.
     if (cols_ok && (t.tn >= t.tm || !rows_ok)) {
       t.cols *= 2;
