@@ -33,8 +33,11 @@ void* CachingAllocator::allocate(std::size_t bytes) {
     std::lock_guard lock(mutex_);
     auto it = free_.find(cls);
     if (it != free_.end() && !it->second.empty()) {
-      void* p = it->second.back();
+      // The most recently freed block of the class: the likeliest still in cache.
+      const Lru::iterator block = it->second.back();
       it->second.pop_back();
+      void* p = block->ptr;
+      lru_.erase(block);
       stats_.from_cache++;
       stats_.bytes_cached -= cls;
       stats_.bytes_in_use += cls;
@@ -60,28 +63,59 @@ void* CachingAllocator::allocate(std::size_t bytes) {
 void CachingAllocator::deallocate(void* ptr, std::size_t bytes) {
   if (!ptr) return;
   const std::size_t cls = size_class(bytes);
+  Lru evicted;
   {
     std::lock_guard lock(mutex_);
     stats_.bytes_in_use -= cls;
-    if (stats_.bytes_cached + cls <= cache_limit_) {
-      free_[cls].push_back(ptr);
+    if (cls > cache_limit_) {
+      evicted.push_back({ptr, cls});  // could never be cached: keep the others
+    } else {
+      free_[cls].push_back(lru_.insert(lru_.end(), Block{ptr, cls}));
       stats_.bytes_cached += cls;
-      return;
+      evicted = evict_locked();
     }
   }
-  system_free(ptr, cls);
+  for (const Block& b : evicted) system_free(b.ptr, b.cls);
+}
+
+CachingAllocator::Lru CachingAllocator::evict_locked() {
+  Lru evicted;
+  while (stats_.bytes_cached > cache_limit_) {
+    const Block oldest = lru_.front();
+    // The globally coldest block is also the coldest of its class.
+    auto it = free_.find(oldest.cls);
+    it->second.pop_front();
+    if (it->second.empty()) free_.erase(it);
+    evicted.splice(evicted.end(), lru_, lru_.begin());
+    stats_.bytes_cached -= oldest.cls;
+  }
+  return evicted;
 }
 
 void CachingAllocator::empty_cache() {
-  std::unordered_map<std::size_t, std::vector<void*>> blocks;
+  Lru blocks;
   {
     std::lock_guard lock(mutex_);
-    blocks.swap(free_);
+    blocks.swap(lru_);
+    free_.clear();
     stats_.bytes_cached = 0;
   }
-  for (auto& [cls, list] : blocks) {
-    for (void* p : list) system_free(p, cls);
+  for (const Block& b : blocks) system_free(b.ptr, b.cls);
+}
+
+void CachingAllocator::set_cache_limit(std::size_t bytes) {
+  Lru evicted;
+  {
+    std::lock_guard lock(mutex_);
+    cache_limit_ = bytes;
+    evicted = evict_locked();
   }
+  for (const Block& b : evicted) system_free(b.ptr, b.cls);
+}
+
+std::size_t CachingAllocator::cache_limit() const {
+  std::lock_guard lock(mutex_);
+  return cache_limit_;
 }
 
 AllocatorStats CachingAllocator::stats() const {
@@ -93,7 +127,6 @@ namespace {
 
 class CpuAllocator final : public CachingAllocator {
  public:
-  ~CpuAllocator() override { empty_cache(); }
   Device device() const override { return Device::cpu(); }
 
  protected:
@@ -116,8 +149,11 @@ class CpuAllocator final : public CachingAllocator {
 }  // namespace
 
 CachingAllocator& cpu_allocator() {
-  static CpuAllocator instance;
-  return instance;
+  // Never destroyed: a tensor in static storage (constructed before the
+  // allocator's first use) is destroyed after it at exit, and would free its
+  // block into a dead allocator.
+  static CpuAllocator* const instance = new CpuAllocator;
+  return *instance;
 }
 
 }  // namespace strata

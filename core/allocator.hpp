@@ -3,11 +3,14 @@
 /// Caching allocators (reference/002): freed blocks go back to a free list of
 /// their size class and serve the next request of that class, so a steady
 /// training loop stops calling the system allocator after its first step.
+/// When the cached bytes pass a limit, the least recently freed blocks are
+/// given back to the system first.
 #include <cstddef>
 #include <cstdint>
+#include <deque>
+#include <list>
 #include <mutex>
 #include <unordered_map>
-#include <vector>
 
 #include "core/device.hpp"
 
@@ -31,6 +34,11 @@ class CachingAllocator {
   void deallocate(void* ptr, std::size_t bytes);
   /// Gives every cached block back to the system.
   void empty_cache();
+  /// Sets the most bytes the free lists may hold (default 4 GiB); past it, the
+  /// least recently freed blocks go back to the system, at once and on later frees.
+  void set_cache_limit(std::size_t bytes);
+  /// The current limit on cached bytes.
+  std::size_t cache_limit() const;
   AllocatorStats stats() const;
   /// The size class a request of `bytes` is rounded up to (steps of 1/4 of a power of two).
   static std::size_t size_class(std::size_t bytes);
@@ -40,16 +48,29 @@ class CachingAllocator {
  protected:
   virtual void* system_allocate(std::size_t bytes) = 0;
   virtual void system_free(void* ptr, std::size_t bytes) = 0;
-  /// Cached bytes above this limit are returned to the system at once.
-  std::size_t cache_limit_ = std::size_t{4} << 30;
 
  private:
+  /// A cached block: its pointer and size class.
+  struct Block {
+    void* ptr;
+    std::size_t cls;
+  };
+  using Lru = std::list<Block>;
+  /// Removes the least recently freed blocks until the cache fits the limit;
+  /// the caller frees the returned blocks after releasing the lock.
+  Lru evict_locked();
+
   mutable std::mutex mutex_;
-  std::unordered_map<std::size_t, std::vector<void*>> free_;
+  std::size_t cache_limit_ = std::size_t{4} << 30;
+  Lru lru_;  ///< every cached block, least recently freed first
+  /// Per size class, its cached blocks in lru_, least recently freed first:
+  /// allocate takes the back (warmest), eviction the front (coldest).
+  std::unordered_map<std::size_t, std::deque<Lru::iterator>> free_;
   AllocatorStats stats_;
 };
 
-/// The process-wide CPU allocator (aligned_alloc underneath).
+/// The process-wide CPU allocator (aligned_alloc underneath); it lives until
+/// the process ends, so tensors in static storage may outlive main.
 CachingAllocator& cpu_allocator();
 
 }  // namespace strata

@@ -30,14 +30,22 @@ bool Layout::is_contiguous() const {
   return true;
 }
 
-std::pair<int64_t, int64_t> Layout::span() const {
-  if (numel() == 0) return {offset, offset};
+std::pair<int64_t, int64_t> Layout::span(std::string_view op) const {
+  if (checked_numel(shape, op) == 0) return {offset, offset};
+  // Every step checked: a user-built layout (RawTensor::view) may have
+  // strides whose reach does not fit in int64.
   int64_t lo = offset, hi = offset;
-  for (std::size_t i = 0; i < shape.size(); ++i) {
-    const int64_t reach = (shape[i] - 1) * strides[i];
-    (reach < 0 ? lo : hi) += reach;
+  bool overflow = false;
+  for (std::size_t i = 0; i < shape.size() && !overflow; ++i) {
+    int64_t reach = 0;
+    overflow = __builtin_mul_overflow(shape[i] - 1, strides[i], &reach) ||
+               __builtin_add_overflow(reach < 0 ? lo : hi, reach, reach < 0 ? &lo : &hi);
   }
-  return {lo, hi + 1};
+  if (overflow || __builtin_add_overflow(hi, 1, &hi)) {
+    detail::fail<ValueError>(op, "layout (shape ", shape, ", strides ", strides, ", offset ",
+                             offset, ") reaches past the int64 range of element offsets");
+  }
+  return {lo, hi};
 }
 
 Layout Layout::permute(const Shape& dims) const {
@@ -154,8 +162,13 @@ Layout Layout::squeeze(int64_t axis) const {
 Layout Layout::unsqueeze(int64_t axis) const {
   axis = normalize_axis(axis, ndim() + 1, "unsqueeze");
   Layout out = *this;
-  const int64_t stride =
-      axis < ndim() ? strides[axis] * std::max<int64_t>(shape[axis], 1) : int64_t{1};
+  // The new axis has size 1, so its stride never moves a pointer: the
+  // row-major choice when it fits, else any value.
+  int64_t stride = 1;
+  if (axis < ndim() &&
+      __builtin_mul_overflow(strides[axis], std::max<int64_t>(shape[axis], 1), &stride)) {
+    stride = strides[axis];
+  }
   out.shape.insert(axis, 1);
   out.strides.insert(axis, stride);
   return out;
@@ -189,7 +202,10 @@ std::optional<Layout> Layout::reshape_view(const Shape& new_shape) const {
         }
       }
       for (std::size_t k = oi; k + 1 < oj; ++k) {
-        if (ot[k] != ot[k + 1] * os[k + 1]) return std::nullopt;
+        int64_t next = 0;
+        if (__builtin_mul_overflow(ot[k + 1], os[k + 1], &next) || ot[k] != next) {
+          return std::nullopt;
+        }
       }
       nt[nj - 1] = ot[oj - 1];
       for (std::size_t k = nj - 1; k > ni; --k) nt[k - 1] = nt[k] * ns[k];
@@ -199,14 +215,16 @@ std::optional<Layout> Layout::reshape_view(const Shape& new_shape) const {
   } else {
     nt = contiguous_strides(ns);
   }
-  // Put the size-1 dims back with a stride that keeps row-major neighbours tidy.
+  // Put the size-1 dims back with a stride that keeps row-major neighbours
+  // tidy (any stride is right for them: one that would overflow stays 1).
   Layout out{new_shape, Strides(new_shape.size(), 1), offset};
   std::size_t k = ns.size();
   for (std::size_t i = new_shape.size(); i-- > 0;) {
     if (new_shape[i] != 1) {
       out.strides[i] = nt[--k];
-    } else {
-      out.strides[i] = i + 1 < new_shape.size() ? out.strides[i + 1] * new_shape[i + 1] : 1;
+    } else if (i + 1 < new_shape.size() &&
+               __builtin_mul_overflow(out.strides[i + 1], new_shape[i + 1], &out.strides[i])) {
+      out.strides[i] = 1;
     }
   }
   return out;

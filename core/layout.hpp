@@ -26,7 +26,9 @@ struct Layout {
   /// True when the elements are one dense row-major run; size-1 dims and the offset are ignored.
   bool is_contiguous() const;
   /// Lowest and one-past-highest storage index touched (offset..offset when empty).
-  std::pair<int64_t, int64_t> span() const;
+  /// Throws ValueError naming op when the shape's element count or an offset
+  /// it reaches does not fit in int64.
+  std::pair<int64_t, int64_t> span(std::string_view op = "layout") const;
 
   /// Reorders the axes: result axis i is axis dims[i] of this layout ("like numpy.transpose").
   Layout permute(const Shape& dims) const;

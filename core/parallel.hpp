@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 /// One thread pool for the whole library. parallel_for splits a range into
-/// contiguous chunks, one per thread; chunking never changes what a kernel
-/// computes, so results are the same for any thread count.
+/// contiguous chunks, one per thread. The promise: results are the same bits
+/// for any thread count. A kernel keeps it by making each index's result
+/// independent of where the range is cut; one whose arithmetic depends on the
+/// cut (partial sums, GEMM blocks) first cuts its work into fixed blocks
+/// chosen from the problem's shape only, and hands parallel_for the block
+/// indices (tests/raw/determinism checks every kernel family).
 #include <cstdint>
 #include <functional>
 

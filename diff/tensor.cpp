@@ -195,16 +195,19 @@ Tensor arange(double start, double stop, double step, DType dtype, Device device
 Tensor linspace(double start, double stop, int64_t n, DType dtype, Device device) {
   if (n < 0) detail::fail<ValueError>("linspace", "number of points ", n, " is negative");
   if (n == 1) return full({1}, start, dtype, device);
-  // start + i * (stop - start) / (n - 1), with the last point exactly stop.
-  std::vector<double> v(static_cast<std::size_t>(n));
+  // start + i * (stop - start) / (n - 1), with the last point exactly stop,
+  // computed in a host tensor (a count too large for memory fails naming linspace).
+  const RawTensor v = raw::empty({n}, f64, Device::cpu(), "linspace");
+  double* p = v.data<double>();
   for (int64_t i = 0; i < n; ++i) {
-    v[std::size_t(i)] = i == n - 1 ? stop : start + double(i) * (stop - start) / double(n - 1);
+    p[i] = i == n - 1 ? stop : start + double(i) * (stop - start) / double(n - 1);
   }
-  return Tensor(raw::to_device(raw::cast(raw::from_host(v.data(), {n}, f64), dtype), device));
+  return Tensor(raw::to_device(raw::cast(v, dtype), device));
 }
 
 Tensor eye(int64_t n, DType dtype, Device device) {
   if (n < 0) detail::fail<ValueError>("eye", "size ", n, " is negative");
+  checked_numel({n, n}, "eye");  // n * n must fit before any [n, n] view is made
   const RawTensor i = raw::arange(0, double(n), 1, i64, device);
   const RawTensor eq =
       raw::binary(BinaryOp::eq, i.unsqueeze(1).expand({n, n}), i.unsqueeze(0).expand({n, n}));

@@ -113,24 +113,42 @@ void check_binary_dtype(BinaryOp op, DType t) {
 
 // --- creation ---------------------------------------------------------------
 
-RawTensor empty(const Shape& shape, DType dtype, Device device) {
-  const int64_t n = checked_numel(shape, "empty");
-  std::size_t bytes = 0;
-  if (__builtin_mul_overflow(static_cast<std::size_t>(n), dtype_size(dtype), &bytes)) {
-    fail<ValueError>("empty", "byte count of shape ", shape, " overflows");
-  }
-  Backend& be = backend_for(device);
-  return RawTensor(make_storage(be.allocator(), bytes), Layout::contiguous(shape), dtype);
-}
+namespace {
 
-RawTensor full(const Shape& shape, double value, DType dtype, Device device) {
-  RawTensor out = empty(shape, dtype, device);
-  backend_for(device).fill(out, value);
+/// full() whose errors name op.
+RawTensor full_for(const Shape& shape, double value, DType dtype, Device device,
+                   std::string_view op) {
+  RawTensor out = empty(shape, dtype, device, op);
+  if (out.numel() > 0) backend_for(device).fill(out, value);
   return out;
 }
 
+}  // namespace
+
+RawTensor empty(const Shape& shape, DType dtype, Device device, std::string_view op) {
+  const int64_t n = checked_numel(shape, op);
+  std::size_t bytes = 0;
+  if (__builtin_mul_overflow(static_cast<std::size_t>(n), dtype_size(dtype), &bytes)) {
+    fail<ValueError>(op, "byte count of shape ", shape, " (", dtype_name(dtype), ") overflows");
+  }
+  Backend& be = backend_for(device);
+  std::shared_ptr<Storage> storage;
+  try {
+    storage = make_storage(be.allocator(), bytes);
+  } catch (const ValueError& e) {
+    // The allocator's own message ("allocate: ...") under the op that asked.
+    fail<ValueError>(op, "cannot allocate shape ", shape, " (", dtype_name(dtype), ", ", bytes,
+                     " bytes): ", e.what());
+  }
+  return RawTensor(std::move(storage), Layout::contiguous(shape), dtype);
+}
+
+RawTensor full(const Shape& shape, double value, DType dtype, Device device) {
+  return full_for(shape, value, dtype, device, "full");
+}
+
 RawTensor from_host(const void* data, const Shape& shape, DType dtype, Device device) {
-  RawTensor out = empty(shape, dtype, device);
+  RawTensor out = empty(shape, dtype, device, "from_host");
   if (out.numel() > 0) {
     if (!data) fail<ValueError>("from_host", "null data pointer for shape ", shape);
     backend_for(device).from_host(out, data);
@@ -151,7 +169,7 @@ RawTensor arange(double start, double stop, double step, DType dtype, Device dev
          (step > 0 ? start + double(n - 1) * step >= stop : start + double(n - 1) * step <= stop)) {
     --n;
   }
-  RawTensor out = empty({n}, dtype, device);
+  RawTensor out = empty({n}, dtype, device, "arange");
   if (n > 0) backend_for(device).arange(out, start, step);
   return out;
 }
@@ -159,7 +177,7 @@ RawTensor arange(double start, double stop, double step, DType dtype, Device dev
 static RawTensor random(const Shape& shape, uint64_t seed, DType dtype, Device device,
                         RandomKind kind, std::string_view op) {
   require_float(dtype, op);
-  RawTensor out = empty(shape, dtype, device);
+  RawTensor out = empty(shape, dtype, device, op);
   if (out.numel() > 0) backend_for(device).random(out, kind, seed);
   return out;
 }
@@ -182,7 +200,7 @@ void to_host(const RawTensor& x, void* dst) {
 RawTensor to_device(const RawTensor& x, Device device) {
   require_defined(x, "to_device");
   if (x.device() == device) return x;
-  RawTensor out = empty(x.shape(), x.dtype(), device);
+  RawTensor out = empty(x.shape(), x.dtype(), device, "to_device");
   if (x.numel() == 0) return out;
   // Through host memory: correct for every pair of devices.
   std::vector<char> host(static_cast<std::size_t>(x.numel()) * dtype_size(x.dtype()));
@@ -307,7 +325,7 @@ RawTensor pad(const RawTensor& x, const std::vector<std::pair<int64_t, int64_t>>
       fail<ValueError>("pad", "padded size of axis ", i, " overflows");
     }
   }
-  RawTensor out = full(shape, value, x.dtype(), x.device());
+  RawTensor out = full_for(shape, value, x.dtype(), x.device(), "pad");
   RawTensor inner = out;
   for (std::size_t i = 0; i < pads.size(); ++i) {
     inner = inner.slice(static_cast<int64_t>(i), pads[i].first, pads[i].first + x.shape()[i]);
@@ -338,7 +356,7 @@ RawTensor concat(const std::vector<RawTensor>& xs, int64_t axis) {
       fail<ValueError>("concat", "size of axis ", axis, " overflows");
     }
   }
-  RawTensor out = empty(shape, first.dtype(), first.device());
+  RawTensor out = empty(shape, first.dtype(), first.device(), "concat");
   int64_t at = 0;
   for (const RawTensor& x : xs) {
     const int64_t len = x.shape()[axis];
@@ -381,7 +399,7 @@ RawTensor matmul(const RawTensor& a, const RawTensor& b) {
   out_shape.push_back(m), out_shape.push_back(n);
   a_shape.push_back(m), a_shape.push_back(k);
   b_shape.push_back(k), b_shape.push_back(n);
-  RawTensor out = empty(out_shape, a.dtype(), a.device());
+  RawTensor out = empty(out_shape, a.dtype(), a.device(), "matmul");
   if (out.numel() == 0) return out;
   if (k == 0) {
     backend_for(a.device()).fill(out, 0.0);
@@ -412,7 +430,8 @@ RawTensor index_select(const RawTensor& x, int64_t axis, const RawTensor& idx) {
   require_same_device(x, idx, "index_select");
   if (x.ndim() == 0) fail<IndexError>("index_select", "cannot index a rank-0 tensor");
   axis = normalize_axis(axis, x.shape(), "index_select");
-  RawTensor out = empty(index_result_shape(x, axis, idx, "index_select"), x.dtype(), x.device());
+  RawTensor out = empty(index_result_shape(x, axis, idx, "index_select"), x.dtype(), x.device(),
+                        "index_select");
   if (idx.numel() > 0) backend_for(x.device()).index_select(out, x, axis, idx);
   return out;
 }
@@ -431,7 +450,7 @@ RawTensor index_add(const RawTensor& x, int64_t axis, const RawTensor& idx, cons
   }
   require_same_dtype(x, src, "index_add");
   require_numeric(x.dtype(), "index_add");
-  RawTensor out = empty(x.shape(), x.dtype(), x.device());
+  RawTensor out = empty(x.shape(), x.dtype(), x.device(), "index_add");
   Backend& be = backend_for(x.device());
   if (out.numel() > 0) {
     // A broadcast float scalar base (the zero of a backward pass) is a fill,

@@ -4,6 +4,7 @@
 /// validates its arguments, throwing an st::Error subclass that names the op,
 /// the shapes and the offending value, then runs the device's Backend.
 #include <cstdint>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -13,8 +14,11 @@
 namespace strata::raw {
 
 // --- creation ---------------------------------------------------------------
-/// Uninitialised contiguous tensor (like numpy.empty).
-RawTensor empty(const Shape& shape, DType dtype, Device device = Device::cpu());
+/// Uninitialised contiguous tensor (like numpy.empty). A shape whose element
+/// or byte count overflows, or that no memory holds, throws ValueError naming
+/// op (the public op that asked for the tensor).
+RawTensor empty(const Shape& shape, DType dtype, Device device = Device::cpu(),
+                std::string_view op = "empty");
 /// Every element equal to value, cast to dtype (numpy.full).
 RawTensor full(const Shape& shape, double value, DType dtype, Device device = Device::cpu());
 /// Copies numel(shape) elements of dtype from row-major host memory.

@@ -7,6 +7,7 @@
 #include <iosfwd>
 #include <memory>
 #include <optional>
+#include <string_view>
 
 #include "core/dtype.hpp"
 #include "core/layout.hpp"
@@ -57,10 +58,16 @@ class RawTensor {
   RawTensor flip(int64_t axis) const { return view(layout_.flip(axis)); }
   RawTensor squeeze(int64_t axis) const { return view(layout_.squeeze(axis)); }
   RawTensor unsqueeze(int64_t axis) const { return view(layout_.unsqueeze(axis)); }
-  /// The same storage under another layout (validated against the storage size).
-  RawTensor view(Layout layout) const { return RawTensor(storage_, std::move(layout), dtype_); }
+  /// The same storage under another layout (validated against the storage size;
+  /// errors name "view").
+  RawTensor view(Layout layout) const {
+    return RawTensor(storage_, std::move(layout), dtype_, "view");
+  }
 
  private:
+  /// The public constructor, with errors naming op.
+  RawTensor(std::shared_ptr<Storage> storage, Layout layout, DType dtype, std::string_view op);
+
   std::shared_ptr<Storage> storage_;
   Layout layout_;
   DType dtype_ = DType::f32;

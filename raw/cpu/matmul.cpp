@@ -13,8 +13,15 @@
 // for the CPU's instruction set; docs/PERFORMANCE.md has the measurements
 // that chose it), called single-threaded: strata's pool splits the work.
 // Smaller f32 products and f64 go to Eigen's GEMM through Maps (no call
-// overhead beyond the product itself). Integers use a plain triple loop.
-// Threads split the batch, or the columns (rows) of one large product.
+// overhead beyond the product itself), also single-threaded. Integers use a
+// plain triple loop.
+//
+// Determinism: a GEMM's blocking and summation order depend on the m and n of
+// the call, so a product cut into one block per thread gave different bits
+// for different thread counts. Each product is cut into tiles chosen from the
+// shapes alone (tile_product); the pool only decides which thread runs which
+// tile, and every tile is the same call whatever the thread count.
+#define EIGEN_DONT_PARALLELIZE  // never Eigen's own OpenMP threads, even under -fopenmp
 #include <Eigen/Core>
 #include <algorithm>
 #include <type_traits>
@@ -33,6 +40,73 @@ namespace {
 
 // Below this many multiply-adds Eigen's inlined kernels beat a library call.
 constexpr double kDnnlMinFlops = 48.0 * 48.0 * 48.0;
+
+// How products are cut into tiles (tile_product), per GEMM: at least `flops`
+// multiply-adds per tile, at most `max_tiles` tiles over all batches
+// together; the first cut (into 2) keeps edges of at least `min_edge`, later
+// cuts edges of at least `big_edge`; edges are multiples of kEdgeAlign
+// (64-byte column offsets for f32). oneDNN packs a tm x k panel of A and a
+// k x tn panel of B on every call, (tm + tn) / (tm * tn) element copies per
+// multiply-add: on 2 threads, 128 x 128 tiles of a 1024-wide product ran
+// 12-17% slower than halves and 512 x 512 tiles of a 2048-wide one 5-8%, so
+// its first cut halves any product of 2^20 multiply-adds (as the old
+// one-block-per-thread split did on 2 threads) and later cuts keep 1024-wide
+// tiles: 2 tiles for n = 1024, 4 for 2048, 16 for 4096.
+// Eigen's f64 GEMM ran 4x slower on 128-wide blocks of a 256 x 256 product
+// than on 64 x 64 tiles or the whole product: its tiles are small.
+struct TilePolicy {
+  double flops;
+  int64_t max_tiles, min_edge, big_edge;
+};
+constexpr TilePolicy kDnnlTiles{double(1 << 19), 64, 32, 1024};
+constexpr TilePolicy kEigenTiles{double(1 << 20), 16, 32, 32};
+constexpr int64_t kEdgeAlign = 16;
+// A column-major B is never cut by columns (oneDNN's transposed-B path is
+// 2-4x slower on column blocks of a 256-wide product), and every row tile
+// packs all of it: past the first cut, row tiles keep this many rows.
+constexpr int64_t kMinRowsColMajorB = 256;
+
+/// How one m x n product is cut: tiles of tm x tn (the last row and column of
+/// tiles may be smaller), rows x cols of them.
+struct Tiling {
+  int64_t tm, tn, rows, cols;
+};
+
+/// The tiles of each of `batches` m x n x k products, from the shapes, B's
+/// storage order and the GEMM only, never from the thread count.
+Tiling tile_product(int64_t m, int64_t n, int64_t k, int64_t batches, bool b_row_major,
+                    const TilePolicy& p) {
+  const double flops = double(m) * double(n) * double(k);
+  int64_t want = 1;
+  while (2 * want * batches <= p.max_tiles && flops / double(2 * want) >= p.flops) want *= 2;
+  auto edge = [](int64_t extent, int64_t parts) {
+    const int64_t e = (extent + parts - 1) / parts;
+    return (e + kEdgeAlign - 1) / kEdgeAlign * kEdgeAlign;
+  };
+  Tiling t{m, n, 1, 1};
+  while (t.rows * t.cols < want) {
+    const int64_t rows_edge = edge(m, 2 * t.rows), cols_edge = edge(n, 2 * t.cols);
+    const bool first = t.rows * t.cols == 1;
+    const int64_t min_cols = first ? p.min_edge : p.big_edge;
+    const int64_t min_rows =
+        first ? p.min_edge : std::max(p.big_edge, b_row_major ? int64_t{0} : kMinRowsColMajorB);
+    const bool rows_ok = rows_edge >= min_rows && rows_edge < t.tm;
+    const bool cols_ok = b_row_major && cols_edge >= min_cols && cols_edge < t.tn;
+    // Halve the longer edge.
+    if (cols_ok && (t.tn >= t.tm || !rows_ok)) {
+      t.cols *= 2;
+      t.tn = cols_edge;
+    } else if (rows_ok) {
+      t.rows *= 2;
+      t.tm = rows_edge;
+    } else {
+      break;
+    }
+  }
+  t.rows = (m + t.tm - 1) / t.tm;
+  t.cols = (n + t.tn - 1) / t.tn;
+  return t;
+}
 
 /// One matrix operand: pointer to element (0, 0), rows, cols and how to read it.
 template <class T>
@@ -194,38 +268,38 @@ void matmul_typed(const RawTensor& out, const RawTensor& a, const RawTensor& b) 
       if (!describe(bb_ + o[2], k, n, brs, bcs, B)) B = pack(bb_ + o[2], k, n, brs, bcs, sb);
       return std::pair{A, B};
     };
-    const int threads = num_threads();
-    const double flops = double(m) * double(n) * double(k);
-    if (batches >= threads || flops < 1e6) {
-      const int64_t grain = std::max<int64_t>(1, int64_t(1e6 / std::max(flops, 1.0)));
-      parallel_for(0, batches, grain, [&](int64_t lo, int64_t hi) {
-        std::vector<T> sa, sb;
-        for (int64_t t = lo; t < hi; ++t) {
-          auto [A, B] = operands(t, sa, sb);
-          gemm_block(A, B, ob + offsets[std::size_t(t)][0], n, 0, m, 0, n);
-        }
-      });
-      return;
-    }
-    // Few large products: split each one's columns (or rows, if it is tall or
-    // B is column-major: oneDNN's transposed-B path is 2-4x slower on column
-    // blocks of a 256-wide product) across threads.
-    for (int64_t t = 0; t < batches; ++t) {
+    // B's storage order decides whether its columns may be cut; packing
+    // (when no GEMM reads B in place) gives a row-major copy.
+    const bool b_row_major = [&] {
+      Mat<T> probe;
+      return !describe(bb_, k, n, brs, bcs, probe) || probe.row_major;
+    }();
+    bool dnnl = false;
+#if defined(STRATA_HAVE_DNNL)
+    dnnl = std::is_same_v<T, float>;
+#endif
+    const Tiling tl = tile_product(m, n, k, batches, b_row_major, dnnl ? kDnnlTiles : kEigenTiles);
+    const int64_t per = tl.rows * tl.cols;
+    const double tile_flops = double(std::min(m, tl.tm)) * double(std::min(n, tl.tn)) * double(k);
+    // Small products are grouped so that a piece has about 1e6 multiply-adds.
+    const int64_t grain = std::max<int64_t>(1, int64_t(1e6 / std::max(tile_flops, 1.0)));
+    parallel_for(0, batches * per, grain, [&](int64_t lo, int64_t hi) {
       std::vector<T> sa, sb;
-      const auto operands_t = operands(t, sa, sb);  // no structured binding: C++20 lambdas cannot capture one
-      const Mat<T>& A = operands_t.first;
-      const Mat<T>& B = operands_t.second;
-      T* c = ob + offsets[std::size_t(t)][0];
-      const bool by_cols = n >= m && B.row_major;
-      const int64_t extent = by_cols ? n : m;
-      parallel_for(0, extent, std::max<int64_t>(32, extent / threads), [&](int64_t lo, int64_t hi) {
-        if (by_cols) {
-          gemm_block(A, B, c, n, 0, m, lo, hi);
-        } else {
-          gemm_block(A, B, c, n, lo, hi, 0, n);
+      int64_t packed = -1;  // the batch whose operands sa/sb (and A, B) hold
+      Mat<T> A{}, B{};
+      for (int64_t task = lo; task < hi; ++task) {
+        const int64_t t = task / per, tile = task % per;
+        if (t != packed) {
+          const auto operands_t = operands(t, sa, sb);
+          A = operands_t.first;
+          B = operands_t.second;
+          packed = t;
         }
-      });
-    }
+        const int64_t r0 = tile / tl.cols * tl.tm, c0 = tile % tl.cols * tl.tn;
+        gemm_block(A, B, ob + offsets[std::size_t(t)][0], n, r0, std::min(m, r0 + tl.tm), c0,
+                   std::min(n, c0 + tl.tn));
+      }
+    });
   }
 }
 

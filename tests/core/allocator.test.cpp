@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -221,4 +222,149 @@ TEST_CASE("Storage", "[core]") {
     REQUIRE(again->data() == data);
     REQUIRE(again->version() == 0);  // a new storage, whatever block it got
   }
+}
+
+namespace {
+
+// Constructed before main, so before the CPU allocator's first use: destroyed
+// after it at exit. A test below stores a block here; if the allocator were
+// destroyed first, freeing the block at exit would use its freed free lists
+// (a crash, or a heap-use-after-free report under AddressSanitizer).
+std::shared_ptr<st::Storage> g_outlives_main;
+
+// An allocator over malloc that records which blocks went back to the system,
+// so eviction can be watched without the process-wide CPU allocator.
+class RecordingAllocator final : public st::CachingAllocator {
+ public:
+  ~RecordingAllocator() override { empty_cache(); }
+  st::Device device() const override { return st::Device::cpu(); }
+  std::vector<void*> freed;  // system_free calls, in order
+
+ protected:
+  void* system_allocate(std::size_t bytes) override { return std::aligned_alloc(64, bytes); }
+  void system_free(void* ptr, std::size_t) override {
+    freed.push_back(ptr);
+    std::free(ptr);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("CachingAllocator evicts the least recently freed blocks past its limit", "[core]") {
+  RecordingAllocator a;
+  REQUIRE(a.cache_limit() == (std::size_t{4} << 30));  // the documented default
+  constexpr std::size_t kBlock = 4096;                 // its own size class
+  REQUIRE(st::CachingAllocator::size_class(kBlock) == kBlock);
+  a.set_cache_limit(3 * kBlock);
+  REQUIRE(a.cache_limit() == 3 * kBlock);
+
+  SECTION("the oldest free is the one given back, and the newest is reused") {
+    std::vector<void*> p;
+    for (int i = 0; i < 4; ++i) p.push_back(a.allocate(kBlock));
+    for (int i = 0; i < 3; ++i) a.deallocate(p[i], kBlock);
+    REQUIRE(a.stats().bytes_cached == 3 * kBlock);
+    REQUIRE(a.freed.empty());
+    a.deallocate(p[3], kBlock);  // over the limit: p[0], freed first, goes
+    REQUIRE(a.freed == std::vector<void*>{p[0]});
+    REQUIRE(a.stats().bytes_cached == 3 * kBlock);
+    const st::AllocatorStats s0 = a.stats();
+    void* again = a.allocate(kBlock);
+    REQUIRE(again == p[3]);  // the most recently freed block of the class
+    REQUIRE(a.stats().from_cache == s0.from_cache + 1);
+    REQUIRE(a.stats().bytes_cached == 2 * kBlock);
+    a.deallocate(again, kBlock);
+    REQUIRE(a.freed.size() == 1);  // back under the limit: nothing more given back
+  }
+  SECTION("eviction crosses size classes in free order") {
+    constexpr std::size_t kSmall = 1024, kBig = 2 * kBlock;
+    void* small1 = a.allocate(kSmall);
+    void* big = a.allocate(kBig);
+    void* small2 = a.allocate(kSmall);
+    void* mid = a.allocate(kBlock);
+    a.deallocate(small1, kSmall);  // oldest
+    a.deallocate(big, kBig);
+    a.deallocate(small2, kSmall);
+    REQUIRE(a.stats().bytes_cached == 2 * kSmall + kBig);
+    REQUIRE(a.freed.empty());
+    // 2 KiB + 8 KiB + 4 KiB > 12 KiB: dropping small1 (1 KiB) is not enough,
+    // so big goes too; small2, freed after both, stays.
+    a.deallocate(mid, kBlock);
+    REQUIRE(a.freed == std::vector<void*>{small1, big});
+    REQUIRE(a.stats().bytes_cached == kSmall + kBlock);
+    // The survivors are still served from the cache.
+    const st::AllocatorStats s0 = a.stats();
+    REQUIRE(a.allocate(kSmall) == small2);
+    REQUIRE(a.allocate(kBlock) == mid);
+    REQUIRE(a.stats().from_cache == s0.from_cache + 2);
+    REQUIRE(a.stats().bytes_cached == 0);
+    a.deallocate(small2, kSmall);
+    a.deallocate(mid, kBlock);
+  }
+  SECTION("a block larger than the limit goes straight back, keeping the cache") {
+    void* kept = a.allocate(kBlock);
+    void* huge = a.allocate(4 * kBlock);
+    a.deallocate(kept, kBlock);
+    a.deallocate(huge, 4 * kBlock);
+    REQUIRE(a.freed == std::vector<void*>{huge});
+    REQUIRE(a.stats().bytes_cached == kBlock);
+    REQUIRE(a.allocate(kBlock) == kept);
+    a.deallocate(kept, kBlock);
+  }
+  SECTION("lowering the limit evicts at once, oldest first") {
+    std::vector<void*> p;
+    for (int i = 0; i < 3; ++i) p.push_back(a.allocate(kBlock));
+    for (void* q : p) a.deallocate(q, kBlock);
+    a.set_cache_limit(kBlock);
+    REQUIRE(a.freed == std::vector<void*>{p[0], p[1]});
+    REQUIRE(a.stats().bytes_cached == kBlock);
+    a.set_cache_limit(0);
+    REQUIRE(a.freed == std::vector<void*>{p[0], p[1], p[2]});
+    REQUIRE(a.stats().bytes_cached == 0);
+    // With no room at all, every free goes to the system.
+    void* q = a.allocate(kBlock);
+    a.deallocate(q, kBlock);
+    REQUIRE(a.freed.back() == q);
+    REQUIRE(a.stats().bytes_cached == 0);
+  }
+  SECTION("a steady loop over a full cache keeps reusing its blocks") {
+    // The regression: with the cache full of old blocks, later frees used to
+    // go to the system, so every iteration allocated afresh.
+    void* old = a.allocate(3 * kBlock);
+    a.deallocate(old, 3 * kBlock);  // fills the cache to the limit
+    REQUIRE(a.stats().bytes_cached == 3 * kBlock);
+    const st::AllocatorStats s0 = a.stats();
+    for (int step = 0; step < 10; ++step) {
+      void* q = a.allocate(kBlock);
+      a.deallocate(q, kBlock);
+    }
+    const st::AllocatorStats s1 = a.stats();
+    REQUIRE(s1.from_system == s0.from_system + 1);  // only the first step
+    REQUIRE(s1.from_cache == s0.from_cache + 9);
+    REQUIRE(a.freed == std::vector<void*>{old});  // the cold block made room
+  }
+}
+
+TEST_CASE("cpu_allocator honours a lowered cache limit", "[core]") {
+  st::CachingAllocator& a = st::cpu_allocator();
+  const std::size_t saved = a.cache_limit();
+  a.empty_cache();
+  a.set_cache_limit(std::size_t{1} << 20);
+  std::vector<void*> p;
+  for (int i = 0; i < 3; ++i) p.push_back(a.allocate(std::size_t{512} << 10));
+  for (void* q : p) a.deallocate(q, std::size_t{512} << 10);
+  REQUIRE(a.stats().bytes_cached == (std::size_t{1} << 20));  // two of three kept
+  // The newest two are cached; the next request gets the most recent one.
+  void* again = a.allocate(std::size_t{512} << 10);
+  REQUIRE(again == p[2]);
+  a.deallocate(again, std::size_t{512} << 10);
+  a.set_cache_limit(saved);
+  a.empty_cache();
+  REQUIRE(a.cache_limit() == saved);
+}
+
+TEST_CASE("cpu_allocator outlives storages in static storage", "[core]") {
+  g_outlives_main = st::make_storage(st::cpu_allocator(), 4096);
+  std::memset(g_outlives_main->data(), 1, 4096);
+  REQUIRE(g_outlives_main->device() == st::Device::cpu());
+  // Checked when the process exits: g_outlives_main frees its block then.
 }

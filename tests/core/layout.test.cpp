@@ -625,6 +625,93 @@ TEST_CASE("Layout::span", "[core]") {
   }
 }
 
+TEST_CASE("Layout::span: reaches past int64 -> ValueError naming the op", "[core]") {
+  const int64_t big = int64_t{1} << 61, max = std::numeric_limits<int64_t>::max();
+  using Catch::Contains;
+  SECTION("the issue's case: [2, 2, 2, 2] with strides 2^61 reaches 4 * 2^61 = 2^63") {
+    const st::Layout l{{2, 2, 2, 2}, {big, big, big, big}, 0};
+    REQUIRE_THROWS_AS(l.span("view"), st::ValueError);
+    REQUIRE_THROWS_WITH(l.span("view"), Contains("view") && Contains("[2, 2, 2, 2]") &&
+                                            Contains("2305843009213693952"));
+    // Three of the four axes still fit: the highest offset is 3 * 2^61.
+    const st::Layout three{{2, 2, 2}, {big, big, big}, 0};
+    REQUIRE(three.span() == std::pair<int64_t, int64_t>{0, 3 * big + 1});
+  }
+  SECTION("negative strides reaching below INT64_MIN") {
+    // Four steps of -2^61 reach exactly INT64_MIN, which fits; one more does not.
+    const st::Layout four{{2, 2, 2, 2}, {-big, -big, -big, -big}, 0};
+    REQUIRE(four.span() == std::pair<int64_t, int64_t>{std::numeric_limits<int64_t>::min(), 1});
+    const st::Layout l{{2, 2, 2, 2}, {-big, -big, -big, -big}, -1};
+    REQUIRE_THROWS_AS(l.span(), st::ValueError);
+    REQUIRE_THROWS_WITH(l.span(), Contains("layout"));  // the default op name
+  }
+  SECTION("one product (size - 1) * stride overflowing") {
+    REQUIRE_THROWS_AS((st::Layout{{3}, {max / 2 + 1}, 0}.span()), st::ValueError);
+    REQUIRE_THROWS_AS((st::Layout{{max}, {2}, 0}.span()), st::ValueError);
+    REQUIRE_THROWS_AS((st::Layout{{max}, {-2}, 0}.span()), st::ValueError);
+  }
+  SECTION("the offset pushing the end past INT64_MAX") {
+    REQUIRE_THROWS_AS((st::Layout{{2}, {1}, max - 1}.span()), st::ValueError);
+    REQUIRE_THROWS_AS((st::Layout{{}, {}, max}.span()), st::ValueError);  // one past max
+    REQUIRE(st::Layout{{}, {}, max - 1}.span() == std::pair<int64_t, int64_t>{max - 1, max});
+    REQUIRE_THROWS_AS((st::Layout{{2}, {-1}, std::numeric_limits<int64_t>::min()}.span()),
+                      st::ValueError);
+  }
+  SECTION("an element count overflowing, or a negative dim") {
+    REQUIRE_THROWS_AS((st::Layout{{big, 8}, {0, 0}, 0}.span("view")), st::ValueError);
+    REQUIRE_THROWS_WITH((st::Layout{{big, 8}, {0, 0}, 0}.span("view")),
+                        Contains("view") && Contains("overflow"));
+    REQUIRE_THROWS_AS((st::Layout{{2, -1}, {1, 1}, 0}.span()), st::ValueError);
+  }
+  SECTION("empty layouts touch nothing, whatever their strides") {
+    REQUIRE(st::Layout{{0, 2}, {max, max}, 5}.span() == std::pair<int64_t, int64_t>{5, 5});
+  }
+}
+
+TEST_CASE("Layout views of extreme but valid layouts never overflow", "[core]") {
+  // Strides whose reach fits, but whose product with one more element would
+  // not: the views below used to multiply past int64 (undefined behaviour).
+  const int64_t big = int64_t{1} << 62;
+  const st::Layout l{{2}, {big}, 0};
+  REQUIRE(l.span() == std::pair<int64_t, int64_t>{0, big + 1});
+  SECTION("unsqueeze in front of the wide axis") {
+    const st::Layout u = l.unsqueeze(0);
+    REQUIRE(u.shape == st::Shape{1, 2});
+    REQUIRE(u.strides[1] == big);
+    REQUIRE(u.span() == l.span());
+    REQUIRE(addresses(u) == addresses(l));
+  }
+  SECTION("reshape_view to [1, 2] and [2, 1]") {
+    for (const st::Shape& s : {st::Shape{1, 2}, st::Shape{2, 1}, st::Shape{1, 2, 1}}) {
+      INFO("shape " << s);
+      const auto v = l.reshape_view(s);
+      REQUIRE(v.has_value());
+      REQUIRE(v->span() == l.span());
+      REQUIRE(addresses(*v) == addresses(l));
+    }
+  }
+  SECTION("reshape_view of a wide inner axis cannot merge: no view, no overflow") {
+    const st::Layout w{{2, 2}, {1, big}, 0};
+    REQUIRE(w.span() == std::pair<int64_t, int64_t>{0, big + 2});
+    REQUIRE_FALSE(w.reshape_view({4}).has_value());
+  }
+  SECTION("slices with the most extreme steps keep one element") {
+    const int64_t max = std::numeric_limits<int64_t>::max();
+    const int64_t min = std::numeric_limits<int64_t>::min();
+    const st::Layout x{{5}, {big / 4}, 3};
+    for (int64_t step : {max, max - 1, min, min + 1}) {
+      INFO("step " << step);
+      const st::Layout s = x.slice(0, std::nullopt, std::nullopt, step);
+      REQUIRE(s.shape == st::Shape{1});
+      REQUIRE(addresses(s) == std::vector<int64_t>{step > 0 ? 3 : 3 + 4 * (big / 4)});
+    }
+    // A user-built layout whose stride times the step overflows.
+    REQUIRE_THROWS_AS((st::Layout{{8}, {big}, 0}.slice(0, 0, 8, 2)), st::ValueError);
+    REQUIRE_THROWS_WITH((st::Layout{{8}, {big}, 0}.slice(0, 0, 8, 2)),
+                        Catch::Contains("slice") && Catch::Contains("overflow"));
+  }
+}
+
 TEST_CASE("Layout::is_contiguous agrees with brute force", "[core]") {
   std::mt19937_64 rng(5);
   for (int trial = 0; trial < 300; ++trial) {

@@ -3,6 +3,8 @@
 // spelling. Expected values are written out by hand or computed by loops here.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <sstream>
 #include <strata.hpp>
 #include <vector>
@@ -127,5 +129,50 @@ TEST_CASE("Tensor accessors and conversions", "[diff]") {
     REQUIRE_FALSE(undefined.defined());
     REQUIRE_THROWS_AS(undefined.to_vector<float>(), st::ValueError);
     REQUIRE_THROWS_AS(undefined.device(), st::ValueError);
+  }
+}
+
+TEST_CASE("Tensor creation: counts that overflow name the op", "[diff]") {
+  using Catch::Contains;
+  const int64_t max = std::numeric_limits<int64_t>::max(), e40 = int64_t{1} << 40;
+  SECTION("linspace: more points than memory or size_t holds") {
+    // Used to reach std::vector's length_error / bad_alloc (foreign types).
+    REQUIRE_THROWS_AS(st::linspace(0.0, 1.0, max), st::ValueError);
+    REQUIRE_THROWS_WITH(st::linspace(0.0, 1.0, max), Contains("linspace") && Contains("overflow"));
+    REQUIRE_THROWS_AS(st::linspace(0.0, 1.0, int64_t{1} << 60), st::ValueError);
+    REQUIRE_THROWS_WITH(st::linspace(0.0, 1.0, int64_t{1} << 60), Contains("linspace"));
+    // Still exact for ordinary counts.
+    REQUIRE(st::linspace(1.0, 3.0, 3, st::f64).to_vector<double>() ==
+            std::vector<double>{1.0, 2.0, 3.0});
+  }
+  SECTION("eye: n * n overflowing int64") {
+    REQUIRE_THROWS_AS(st::eye(int64_t{1} << 32), st::ValueError);
+    REQUIRE_THROWS_WITH(st::eye(int64_t{1} << 32), Contains("eye") && Contains("overflow"));
+    REQUIRE_THROWS_AS(st::eye(max), st::ValueError);
+  }
+  SECTION("zeros, ones, full, rand, randn") {
+    REQUIRE_THROWS_WITH(st::zeros({e40, e40}), Contains("full") && Contains("overflow"));
+    REQUIRE_THROWS_WITH(st::ones({e40, e40}, st::f64), Contains("full") && Contains("overflow"));
+    REQUIRE_THROWS_WITH(st::rand({e40, e40}, 1), Contains("uniform") && Contains("overflow"));
+    REQUIRE_THROWS_WITH(st::randn({e40, e40}, 1), Contains("normal") && Contains("overflow"));
+  }
+  SECTION("arange") {
+    REQUIRE_THROWS_AS(st::arange(0, 1e19), st::ValueError);
+    REQUIRE_THROWS_WITH(st::arange(0, 1e19), Contains("arange"));
+  }
+  SECTION("from_vector with a shape whose count overflows") {
+    REQUIRE_THROWS_AS(st::from_vector(std::vector<float>{1}, {e40, e40}), st::ValueError);
+    REQUIRE_THROWS_WITH(st::from_vector(std::vector<float>{1}, {e40, e40}),
+                        Contains("from_vector") && Contains("overflow"));
+  }
+  SECTION("reshape, expand and slicing through Tensor") {
+    const st::Tensor x = st::arange(0, 6, 1, st::f64);
+    REQUIRE_THROWS_WITH(x.reshape({-1, e40, e40}), Contains("reshape") && Contains("overflow"));
+    const st::Tensor one = st::ones({1, 1});
+    REQUIRE_THROWS_WITH(one.expand({e40, e40}), Contains("expand") && Contains("overflow"));
+    // Steps at the int64 limits pick one element, exactly.
+    REQUIRE(x.ix(st::slice(st::none, st::none, max)).to_vector<double>() == std::vector<double>{0});
+    REQUIRE(x.ix(st::slice(st::none, st::none, std::numeric_limits<int64_t>::min()))
+                .to_vector<double>() == std::vector<double>{5});
   }
 }

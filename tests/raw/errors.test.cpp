@@ -348,3 +348,138 @@ TEST_CASE("every raw error derives from st::Error", "[raw]") {
   STATIC_REQUIRE(std::is_base_of_v<st::Error, st::DeviceError>);
   STATIC_REQUIRE(std::is_base_of_v<st::Error, st::ValueError>);
 }
+
+TEST_CASE("overflow: every entry taking user sizes names its op", "[raw]") {
+  // DESIGN §6: element counts, byte counts, strides and offsets built from
+  // user values are checked; an overflow is a ValueError naming the public op.
+  const int64_t max = std::numeric_limits<int64_t>::max();
+  const int64_t min = std::numeric_limits<int64_t>::min();
+  const int64_t e40 = int64_t{1} << 40, e62 = int64_t{1} << 62;
+  SECTION("view (as_strided): the reach of the strides past int64") {
+    // The case: 16 elements of storage, strides 2^61 on [2, 2, 2, 2]:
+    // the last element sits at 4 * 2^61 = 2^63, past INT64_MAX; the span used
+    // to wrap around, pass the bounds check, and reading the view segfaulted.
+    const RawTensor x = raw_zeros({16});
+    const int64_t s = int64_t{1} << 61;
+    const st::Layout bad{{2, 2, 2, 2}, {s, s, s, s}, 0};
+    CHECK_THROWS_AS(x.view(bad), st::ValueError);
+    CHECK_THROWS_WITH(x.view(bad), Contains("view") && Contains("[2, 2, 2, 2]") &&
+                                       Contains("2305843009213693952"));
+    CHECK_THROWS_WITH(RawTensor(x.storage(), bad, st::f32), Contains("RawTensor"));
+    const st::Layout negative{{2, 2, 2, 2, 2}, {-s, -s, -s, -s, -s}, 15};
+    CHECK_THROWS_AS(x.view(negative), st::ValueError);
+    CHECK_THROWS_AS(x.view(st::Layout{{2}, {1}, max}), st::ValueError);
+    CHECK_THROWS_AS(x.view(st::Layout{{2}, {max}, 0}), st::ValueError);
+    CHECK_THROWS_AS(x.view(st::Layout{{e40, e40}, {0, 0}, 0}), st::ValueError);
+    // A wide stride that stays in range is still a bounds error, not an overflow.
+    CHECK_THROWS_WITH(x.view(st::Layout{{2}, {e62}, 0}), Contains("outside a storage of 16"));
+    // And a legal view through the same door reads the right elements.
+    const RawTensor r = st::raw::arange(0, 16, 1, st::f32);
+    CHECK(tt::values(r.view(st::Layout{{2, 2}, {-8, 3}, 9})) == std::vector<double>{9, 12, 1, 4});
+  }
+  SECTION("creation: empty, full, from_host, uniform, normal") {
+    CHECK_THROWS_WITH(st::raw::empty({e40, e40}, st::f32),
+                      Contains("empty") && Contains("overflow"));
+    CHECK_THROWS_WITH(st::raw::full({e40, e40}, 1, st::f32),
+                      Contains("full") && Contains("overflow"));
+    CHECK_THROWS_WITH(st::raw::full({e62}, 1, st::f64),
+                      Contains("full") && Contains("overflow"));  // bytes
+    CHECK_THROWS_WITH(st::raw::from_host(nullptr, {e40, e40}, st::f32),
+                      Contains("from_host") && Contains("overflow"));
+    CHECK_THROWS_WITH(st::raw::uniform({e40, e40}, 1, st::f32),
+                      Contains("uniform") && Contains("overflow"));
+    CHECK_THROWS_WITH(st::raw::normal({e40, e40}, 1, st::f64),
+                      Contains("normal") && Contains("overflow"));
+    for (DType t : {st::f32, st::f64, st::i64}) {
+      CHECK_THROWS_AS(st::raw::full({max}, 0, t), st::ValueError);
+    }
+    // Counts that fit int64 and size_t but no memory: the allocator's error
+    // under the op's name (2^62 bytes is past its largest request).
+    CHECK_THROWS_AS(st::raw::full({e62 / 2 + 1}, 0, st::f32), st::ValueError);
+    CHECK_THROWS_WITH(st::raw::full({e62 / 2 + 1}, 0, st::f32),
+                      Contains("full") && Contains("larger than any memory"));
+  }
+  SECTION("arange: counts past int64, size_t or memory") {
+    CHECK_THROWS_WITH(st::raw::arange(0, 1e19, 1, st::f32),
+                      Contains("arange") && Contains("overflow"));
+    CHECK_THROWS_WITH(st::raw::arange(-4e18, 4e18, 1, st::f64), Contains("arange"));
+    CHECK_THROWS_AS(st::raw::arange(-4e18, 4e18, 1, st::f64), st::ValueError);
+    CHECK_THROWS_AS(st::raw::arange(0, 1e18, 1, st::i64), st::ValueError);  // 8e18 bytes
+    CHECK_THROWS_WITH(st::raw::arange(0, 1e18, 1, st::i64), Contains("arange"));
+    CHECK_THROWS_AS(st::raw::arange(1e18, 0, -1, st::i64), st::ValueError);
+  }
+  SECTION("expand to a shape whose element count overflows") {
+    const RawTensor one = raw_zeros({1, 1});
+    CHECK_THROWS_AS(one.expand({e40, e40}), st::ValueError);
+    CHECK_THROWS_WITH(one.expand({e40, e40}), Contains("expand") && Contains("overflow"));
+    CHECK_THROWS_WITH(one.expand({4, e40, e40}), Contains("expand") && Contains("overflow"));
+    CHECK(one.expand({e62, 1}).numel() == e62);  // just fits: a view, no memory
+  }
+  SECTION("reshape to a shape whose element count overflows") {
+    const RawTensor none = raw_zeros({0});
+    CHECK_THROWS_AS(st::raw::reshape(none, {0, e40, e40}), st::ValueError);
+    CHECK_THROWS_WITH(st::raw::reshape(none, {0, e40, e40}),
+                      Contains("reshape") && Contains("overflow"));
+    CHECK_THROWS_WITH(st::raw::reshape(raw_zeros({4}), {-1, e40, e40}),
+                      Contains("reshape") && Contains("overflow"));
+    CHECK_THROWS_WITH(st::raw::reshape(raw_zeros({4}), {e40, e40, 4}),
+                      Contains("reshape") && Contains("overflow"));
+  }
+  SECTION("slice and select with extreme steps and positions") {
+    const RawTensor r = st::raw::arange(0, 10, 1, st::f64);
+    CHECK(tt::values(r.slice(0, std::nullopt, std::nullopt, max)) == std::vector<double>{0});
+    CHECK(tt::values(r.slice(0, std::nullopt, std::nullopt, min)) == std::vector<double>{9});
+    CHECK(tt::values(r.slice(0, min, max, max - 1)) == std::vector<double>{0});
+    CHECK(tt::values(r.slice(0, max, min, min + 1)) == std::vector<double>{9});
+    CHECK(r.slice(0, max, min).numel() == 0);
+    CHECK_THROWS_AS(r.select(0, min), st::IndexError);
+    CHECK_THROWS_AS(r.select(0, max), st::IndexError);
+    // On a broadcast view with 2^62 positions the slice is still exact.
+    const RawTensor wide = r.slice(0, 3, 4).expand({e62});
+    CHECK(tt::values(wide.slice(0, e62 - 2, std::nullopt, max)) == std::vector<double>{3});
+  }
+  SECTION("pad: per-axis sizes fit, the element count does not") {
+    CHECK_THROWS_AS(st::raw::pad(raw_zeros({2, 2}), {{e40, 0}, {0, e40}}), st::ValueError);
+    CHECK_THROWS_WITH(st::raw::pad(raw_zeros({2, 2}), {{e40, 0}, {0, e40}}),
+                      Contains("pad") && Contains("overflow"));
+    CHECK_THROWS_WITH(st::raw::pad(raw_zeros({2}), {{max, max}}),
+                      Contains("pad") && Contains("overflow"));
+  }
+  SECTION("concat: the joined axis, or the element count, overflows") {
+    const RawTensor long_row = raw_zeros({1}).expand({e62});
+    CHECK_THROWS_WITH(st::raw::concat({long_row, long_row}, 0),
+                      Contains("concat") && Contains("overflow"));
+    const RawTensor half = raw_zeros({1, 1}).expand({int64_t{1} << 31, int64_t{1} << 31});
+    CHECK_THROWS_AS(st::raw::concat({half, half}, 0), st::ValueError);
+    CHECK_THROWS_WITH(st::raw::concat({half, half}, 0), Contains("concat") && Contains("overflow"));
+  }
+  SECTION("matmul: a result element count that overflows") {
+    const RawTensor col = raw_zeros({1, 1}).expand({e62, 1});
+    const RawTensor row = raw_zeros({1, 1}).expand({1, e62});
+    CHECK_THROWS_WITH(st::raw::matmul(col, row), Contains("matmul") && Contains("overflow"));
+    // Batch dims that broadcast to an overflowing count.
+    const RawTensor ba = raw_zeros({1, 1, 1}).expand({e40, 1, 1});
+    const RawTensor bb = raw_zeros({1, 1, 1, 1}).expand({e40, 1, 1, 1});
+    CHECK_THROWS_WITH(st::raw::matmul(ba, bb), Contains("matmul") && Contains("overflow"));
+  }
+  SECTION("index_select / index_add: index values at the int64 limits") {
+    const RawTensor x = raw_zeros({4, 3});
+    for (int64_t v : {min, min + 1, max, int64_t{-5}, int64_t{4}}) {
+      INFO("index " << v);
+      std::vector<int64_t> host{1, v};
+      const RawTensor bad = st::raw::from_host(host.data(), {2}, st::i64);
+      CHECK_THROWS_AS(st::raw::index_select(x, 0, bad), st::IndexError);
+      CHECK_THROWS_WITH(st::raw::index_select(x, 0, bad),
+                        Contains("index_select") && Contains(std::to_string(v)));
+      CHECK_THROWS_AS(st::raw::index_add(x, 0, bad, raw_zeros({2, 3})), st::IndexError);
+      CHECK_THROWS_WITH(st::raw::index_add(x, 0, bad, raw_zeros({2, 3})), Contains("index_add"));
+    }
+    // A result shape (index dims replacing the axis) that overflows.
+    const RawTensor row = raw_zeros({1, 1}).expand({1, e62});
+    const RawTensor many = st::raw::full({1}, 0, st::i64).expand({8});
+    CHECK_THROWS_WITH(st::raw::index_select(row, 0, many),
+                      Contains("index_select") && Contains("overflow"));
+    CHECK_THROWS_WITH(st::raw::index_add(row, 0, many, raw_zeros({1, 1}).expand({8, 1})),
+                      Contains("index_add") && Contains("overflow"));
+  }
+}
