@@ -103,9 +103,15 @@ T binary(BinaryOp op, int which, const T& a, const T& b, const T& y, const T& v)
     case BinaryOp::div:
       return which == 0 ? v / b : -(v * y / b);
     case BinaryOp::pow:
-      // JAX's conventions keep 0 ** 0 and 0 ** b finite: d/da is 0 where b == 0,
-      // and d/db uses log(1) where a == 0.
-      if (which == 0) return v * where(b == 0, 0, b * pow(a, b - 1.0));
+      // 0 ** 0 keeps finite derivatives: d/da is 0 where a == b == 0 (b * a ** (b - 1)
+      // is 0 * inf there), and d/db uses log(1) where a == 0, as in JAX. Both are
+      // "double wheres": the branch a where does not select still runs (and is
+      // differentiated, with a zero cotangent) on inputs made safe first, a = 1,
+      // so its own derivatives are finite and 0 * (its derivative) stays 0.
+      if (which == 0) {
+        const T zero_zero = logical_and(a == 0, b == 0);
+        return v * where(zero_zero, 0, b * pow(where(zero_zero, 1, a), b - 1.0));
+      }
       return v * log(where(a == 0, 1, a)) * y;
     case BinaryOp::maximum:
     case BinaryOp::minimum: {

@@ -94,6 +94,28 @@ inline Shape reduce_axes(const Shape& axes, int64_t ndim) {
   return all;
 }
 
+/// The axes of the reduction `op` (every axis when `axes` is empty), normalised;
+/// an axis out of range or repeated is an IndexError naming op.
+inline Shape checked_axes(const Shape& axes, const Shape& shape, std::string_view op) {
+  Shape out;
+  for (int64_t a : reduce_axes(axes, shape.ndim())) {
+    const int64_t n = normalize_axis(a, shape, op);
+    for (int64_t seen : out) {
+      if (seen == n)
+        fail<IndexError>(op, "axis ", n, " repeated in axes ", axes, " (shape ", shape, ")");
+    }
+    out.push_back(n);
+  }
+  return out;
+}
+
+/// How many elements a reduction over the (normalised) axes combines per output.
+inline int64_t reduced_count(const Shape& shape, const Shape& axes) {
+  int64_t n = 1;
+  for (int64_t a : axes) n *= shape[std::size_t(a)];
+  return n;
+}
+
 }  // namespace detail
 
 /// The plain Tensor value underneath every level of x.
@@ -239,10 +261,11 @@ template <Diffable T>
 T sigmoid(const T& x) {
   return (tanh(detail::float_input(x) * 0.5) + 1.0) * 0.5;
 }
-/// max(x, 0), with derivative 0 at 0 (as in JAX and PyTorch).
+/// max(x, 0), with derivative 0 at 0 (as in JAX and PyTorch). NaN stays NaN, and its
+/// derivative there is 1 (the cotangent passes), as in PyTorch's threshold_backward.
 template <Diffable T>
 T relu(const T& x) {
-  return where(x > 0, x, 0);
+  return where(x <= 0, 0, x);  // NaN <= 0 is false: NaN selects x (one compare, one where)
 }
 /// The tanh approximation of GELU (PyTorch's approximate="tanh").
 template <Diffable T>
@@ -277,7 +300,12 @@ T max(const T& x, const Shape& axes = {}, bool keepdims = false) {
 }
 template <Diffable T>
 T min(const T& x, const Shape& axes = {}, bool keepdims = false) {
-  return -max(-x, axes, keepdims);
+  const Shape ax = detail::checked_axes(axes, x.shape(), "min");
+  if (detail::reduced_count(x.shape(), ax) == 0) {
+    detail::fail<ValueError>("min", "cannot reduce over an empty axis (shape ", x.shape(),
+                             ", axes ", axes, ")");
+  }
+  return -max(-x, ax, keepdims);
 }
 template <Diffable T>
 T mean(const T& x, const Shape& axes = {}, bool keepdims = false) {
@@ -289,11 +317,13 @@ T mean(const T& x, const Shape& axes = {}, bool keepdims = false) {
 /// Population variance (ddof 0, like numpy.var and jnp.var).
 template <Diffable T>
 T var(const T& x, const Shape& axes = {}, bool keepdims = false) {
+  detail::checked_axes(axes, x.shape(), "var");
   const T d = detail::float_input(x) - mean(x, axes, true);
   return mean(d * d, axes, keepdims);
 }
 template <Diffable T>
 T std(const T& x, const Shape& axes = {}, bool keepdims = false) {
+  detail::checked_axes(axes, x.shape(), "std");
   return sqrt(var(x, axes, keepdims));
 }
 /// The Frobenius (2-) norm of all elements.
@@ -302,26 +332,43 @@ T norm(const T& x) {
   const T f = detail::float_input(x);
   return sqrt(sum(f * f));
 }
+namespace detail {
+/// The shift of logsumexp and softmax over (checked) axes: the max, kept, as a
+/// constant (it changes neither the value nor the derivative); 0 where the max is
+/// infinite (all -inf rows stay -inf, not NaN), and 0 over an empty axis, whose
+/// max does not exist (then softmax is empty and logsumexp is log(0) = -inf).
+template <Diffable T>
+T max_shift(const T& f, const Shape& ax) {
+  if (reduced_count(f.shape(), ax) == 0) {
+    Shape kept = f.shape();
+    for (int64_t a : ax) kept[std::size_t(a)] = 1;
+    return filled<T>(0.0, kept, f.dtype(), f.device());
+  }
+  const T m = stop_gradient(max(f, ax, true));
+  return where(abs(m) < INFINITY, m, 0);
+}
+}  // namespace detail
+
 /// log(sum(exp(x))) over axes, shifted by the (constant) max for stability.
 template <Diffable T>
 T logsumexp(const T& x, const Shape& axes = {}, bool keepdims = false) {
   const T f = detail::float_input(x);
-  const Shape ax = detail::reduce_axes(axes, f.shape().ndim());
-  const T m = stop_gradient(max(f, ax, true));
-  const T safe = where(abs(m) < INFINITY, m, 0);  // all -inf rows stay -inf, not NaN
-  const T out = log(sum(exp(f - safe), ax, true)) + safe;
+  const Shape ax = detail::checked_axes(axes, f.shape(), "logsumexp");
+  const T shift = detail::max_shift(f, ax);
+  const T out = log(sum(exp(f - shift), ax, true)) + shift;
   return keepdims ? out : sum(out, ax, false);  // drops the size-1 axes
 }
 template <Diffable T>
 T softmax(const T& x, int64_t axis) {
   const T f = detail::float_input(x);
-  const T e = exp(f - stop_gradient(max(f, {axis}, true)));
-  return e / sum(e, {axis}, true);
+  const Shape ax = detail::checked_axes({axis}, f.shape(), "softmax");
+  const T e = exp(f - detail::max_shift(f, ax));
+  return e / sum(e, ax, true);
 }
 template <Diffable T>
 T log_softmax(const T& x, int64_t axis) {
   const T f = detail::float_input(x);
-  return f - logsumexp(f, {axis}, true);
+  return f - logsumexp(f, detail::checked_axes({axis}, f.shape(), "log_softmax"), true);
 }
 /// Position of the first maximum along axis, as an i64 constant (numpy.argmax).
 template <Diffable T>

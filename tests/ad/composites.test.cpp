@@ -281,3 +281,24 @@ TEST_CASE("jacfwd and jacrev agree", "[ad]") {
     require_close(hm, st::transpose(hm, 0, 1));
   }
 }
+
+TEST_CASE("relu at NaN: NaN value, and the cotangent passes (PyTorch's threshold_backward)",
+          "[ad]") {
+  // relu(x) = where(x <= 0, 0, x), PyTorch's threshold(x, 0, 0): a NaN input
+  // selects x, so the value is NaN and d relu / dx there is 1, in both modes.
+  const double nan = std::nan("");
+  const st::Tensor x = st::from_vector(std::vector<double>{-1.5, nan, 0.0, 2.0}, {4});
+  const std::vector<double> want{0.0, 1.0, 0.0, 1.0};
+  const st::Tensor y = st::relu(x);
+  CHECK(std::isnan(y.to_vector<double>()[1]));
+  const std::vector<double> g =
+      st::grad([](const auto& t) { return st::sum(st::relu(t)); }, x).to_vector<double>();
+  const std::vector<double> j =
+      st::jvp([](const auto& t) { return st::relu(t); }, x, st::ones({4}, st::f64))
+          .second.to_vector<double>();
+  for (std::size_t i = 0; i < 4; ++i) {
+    INFO("element " << i);
+    CHECK(g[i] == want[i]);
+    CHECK(j[i] == want[i]);
+  }
+}
