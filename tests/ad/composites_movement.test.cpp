@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: MIT
+// Derivative tests for the composite movement ops of diff/ops.hpp (squeeze,
+// stack, split, pad with a value, tril/triu): check_grads against central finite differences in
+// f64, forward and reverse mode, up to order 3.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdint>
+#include <strata.hpp>
+#include <vector>
+
+#include "support/ad_inputs.hpp"
+#include "support/check_grads.hpp"
+
+namespace st = strata;
+using st::testing::check_grads;
+using st::testing::f64s;
+using st::testing::nonzero;
+using st::testing::normal;
+using st::testing::positive;
+
+TEST_CASE("composite derivatives: movement", "[ad]") {
+  SECTION("squeeze, unsqueeze, flatten, transpose") {
+    check_grads([](const auto& x) { return st::sin(st::squeeze(x, 1)); }, {normal({2, 1, 3}, 141)},
+                3);
+    check_grads([](const auto& x) { return st::sin(st::unsqueeze(x, 0)) * st::unsqueeze(x, 1); },
+                {normal({2, 3}, 142)}, 3);
+    check_grads([](const auto& x) { return st::sin(st::flatten(st::transpose(x, 0, 1))); },
+                {normal({2, 3}, 143)}, 3);
+    check_grads([](const auto& x) { return st::sin(st::transpose(x, 0, 2)); },
+                {normal({2, 1, 3}, 144)}, 3);
+  }
+  SECTION("stack") {
+    const st::Tensor a = normal({2, 3}, 145), b = normal({2, 3}, 146);
+    check_grads(
+        [](const auto& a, const auto& b) {
+          return st::sin(st::stack({a, b}, 1));
+        },
+        {a, b}, 3);
+    check_grads(
+        [](const auto& a, const auto& b) {
+          return st::sin(st::stack({b, a, b}, -1));
+        },
+        {a, b}, 2);
+  }
+  SECTION("split") {
+    check_grads(
+        [](const auto& x) {
+          const auto p = st::split(x, {1, 2}, 1);
+          return st::concat({st::sin(p[1]), p[0] * p[0]}, 1);
+        },
+        {normal({2, 3}, 147)}, 3);
+    check_grads(
+        [](const auto& x) {
+          const auto p = st::split(x, {2, 0, 1}, 0);
+          return st::sin(p[0]) * p[2];
+        },
+        {normal({3, 2}, 148)}, 3);
+  }
+  SECTION("pad with a value") {
+    check_grads(
+        [](const auto& x) {
+          return st::sin(st::pad(x, {{1, 1}, {0, 1}}, 2.5));
+        },
+        {normal({2, 3}, 149)}, 3);
+  }
+  SECTION("tril and triu") {
+    const st::Tensor x = normal({3, 3}, 150);
+    check_grads([](const auto& x) { return st::sin(st::tril(x)); }, {x}, 3);
+    check_grads([](const auto& x) { return st::sin(st::tril(x, -1)); }, {x}, 2);
+    check_grads([](const auto& x) { return st::sin(st::triu(x)); }, {x}, 3);
+    check_grads([](const auto& x) { return st::sin(st::triu(x, 1)) * x; }, {normal({2, 3}, 151)},
+                2);
+  }
+}

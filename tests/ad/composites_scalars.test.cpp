@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: MIT
+// Derivative tests for arithmetic mixing traced values with C++ scalars
+// (diff/ops.hpp): check_grads against central finite differences in f64, forward and reverse mode,
+// up to order 3.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdint>
+#include <strata.hpp>
+#include <vector>
+
+#include "support/ad_inputs.hpp"
+#include "support/check_grads.hpp"
+
+namespace st = strata;
+using st::testing::check_grads;
+using st::testing::f64s;
+using st::testing::nonzero;
+using st::testing::normal;
+using st::testing::positive;
+
+TEST_CASE("composite derivatives: C++ scalars on either side of arithmetic", "[ad]") {
+  const st::Tensor x = nonzero({2, 3}, 106);
+  check_grads([](const auto& x) { return st::sin(x + 1.5) * (2.5 + x); }, {x}, 3);
+  check_grads([](const auto& x) { return st::sin(x - 1.5) * (0.5 - x); }, {x}, 3);
+  check_grads([](const auto& x) { return st::sin(x * 2.0) * (3.0 * x); }, {x}, 3);
+  check_grads([](const auto& x) { return (x / 4.0) * (3.0 / x); }, {x}, 3);
+  check_grads([](const auto& x) { return 3.0 / x; }, {x}, 3);
+  check_grads([](const auto& x) { return st::sin(x * 2) + 3 * x - 1; }, {x}, 3);  // int scalars
+  check_grads([](const auto& x) { return st::pow(x, 2.5); }, {positive({2, 3}, 107)}, 3);
+  check_grads([](const auto& x) { return st::pow(2.0, x); }, {x}, 3);
+  check_grads([](const auto& x) { return st::pow(x, 3); }, {x}, 3);
+  check_grads([](const auto& x) { return st::sin(st::maximum(x, 0.1) + st::minimum(0.2, x)); }, {x},
+              2);
+}
