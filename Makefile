@@ -97,12 +97,14 @@ fuzz: clang-deps
 	  -DSTRATA_CUDA=OFF -DSTRATA_BUILD_TESTS=OFF -DSTRATA_BUILD_EXAMPLES=OFF -DSTRATA_BUILD_BENCH=OFF \
 	  $(CMAKE_FLAGS)
 	cmake --build $(FUZZ_BUILD) -j$(JOBS)
-	cd $(FUZZ_BUILD)/tests/fuzz && for t in load_safetensors load_safetensors_metadata tensor_from_json; do \
+	cd $(FUZZ_BUILD)/tests/fuzz && failed=""; \
+	for t in load_safetensors load_safetensors_metadata tensor_from_json; do \
 	  echo "strata: fuzzing $$t for $(FUZZ_SECONDS) s"; \
-	  mkdir -p corpus/$$t.found && \
+	  mkdir -p corpus/$$t.found; \
 	  ./fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -print_final_stats=1 \
-	    corpus/$$t.found corpus/$$t || exit 1; \
-	done
+	    corpus/$$t.found corpus/$$t || failed="$$failed $$t"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "strata: fuzzing found a crash in:$$failed"; exit 1; fi
 
 format:
 	clang-format -i $$(git ls-files '*.hpp' '*.cpp')
