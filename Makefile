@@ -3,6 +3,10 @@
 # configure with CMake, build, then run.
 BUILD      ?= build
 SAN_BUILD  ?= build-sanitize
+CLANG_BUILD ?= build-clang
+TSAN_BUILD ?= build-tsan
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
 JOBS       ?= $(shell nproc)
 APT_PACKAGES := cmake g++ make libeigen3-dev catch2 nlohmann-json3-dev ccache libsleef-dev libdnnl-dev wamerican
 CMAKE_FLAGS ?=
@@ -10,7 +14,12 @@ CMAKE_FLAGS ?=
 # Peers only `make bench` needs (never `make test`): the BLAS libraries and PyTorch.
 BENCH_PACKAGES := libopenblas-dev libblis-dev python3-torch
 
-.PHONY: all deps bench-deps build test demo bench test-sanitize format clean
+# What the clang builds (test-clang, test-tsan, fuzz) need besides APT_PACKAGES:
+# Debian 12's clang 14 and its runtimes (ASan, UBSan, TSan, libFuzzer).
+CLANG_PACKAGES := clang libclang-rt-14-dev
+
+.PHONY: all deps bench-deps clang-deps build test demo bench test-sanitize test-clang test-tsan \
+        fuzz format clean
 
 all: build
 
@@ -26,6 +35,9 @@ deps:
 
 bench-deps:
 	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(BENCH_PACKAGES)"
+
+clang-deps: deps
+	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(CLANG_PACKAGES)"
 
 build: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DSTRATA_BUILD_TESTS=ON \
@@ -58,8 +70,44 @@ test-sanitize: deps
 	cd $(SAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --output-on-failure --no-tests=error -j$(JOBS) -LE install
 
+# The whole test suite built with clang instead of gcc (CPU only, no bench).
+test-clang: clang-deps
+	CC=clang CXX=clang++ cmake -S . -B $(CLANG_BUILD) -DCMAKE_BUILD_TYPE=Release -DSTRATA_CUDA=OFF \
+	  -DSTRATA_BUILD_TESTS=ON -DSTRATA_BUILD_EXAMPLES=ON -DSTRATA_BUILD_BENCH=OFF $(CMAKE_FLAGS)
+	cmake --build $(CLANG_BUILD) -j$(JOBS)
+	cd $(CLANG_BUILD) && CC=clang CXX=clang++ ctest --output-on-failure --no-tests=error -j$(JOBS)
+
+# ThreadSanitizer (clang): the core, ad and nn tests, which include the
+# thread-pool stress test. Reports in third-party runtimes are suppressed by
+# tests/tsan.supp (each entry says why); strata's own code has none.
+test-tsan: clang-deps
+	CC=clang CXX=clang++ cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTRATA_TSAN=ON \
+	  -DSTRATA_CUDA=OFF -DSTRATA_BUILD_TESTS=ON -DSTRATA_BUILD_EXAMPLES=OFF -DSTRATA_BUILD_BENCH=OFF \
+	  $(CMAKE_FLAGS)
+	cmake --build $(TSAN_BUILD) -j$(JOBS) --target strata_core_tests strata_ad_tests strata_nn_tests
+	cd $(TSAN_BUILD) && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 \
+	  suppressions=$(abspath tests/tsan.supp)" ctest --output-on-failure --no-tests=error -j$(JOBS) \
+	  -L '^(core|ad|nn)$$'
+
+# libFuzzer (clang, ASan + UBSan) on the checkpoint loader, its metadata reader
+# and a tensor's JSON form, FUZZ_SECONDS each. The build writes the seed corpus
+# with strata's own save functions; crashes land in $(FUZZ_BUILD)/tests/fuzz/.
+fuzz: clang-deps
+	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTRATA_FUZZ=ON \
+	  -DSTRATA_CUDA=OFF -DSTRATA_BUILD_TESTS=OFF -DSTRATA_BUILD_EXAMPLES=OFF -DSTRATA_BUILD_BENCH=OFF \
+	  $(CMAKE_FLAGS)
+	cmake --build $(FUZZ_BUILD) -j$(JOBS)
+	cd $(FUZZ_BUILD)/tests/fuzz && failed=""; \
+	for t in load_safetensors load_safetensors_metadata tensor_from_json; do \
+	  echo "strata: fuzzing $$t for $(FUZZ_SECONDS) s"; \
+	  mkdir -p corpus/$$t.found; \
+	  ./fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -print_final_stats=1 \
+	    corpus/$$t.found corpus/$$t || failed="$$failed $$t"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "strata: fuzzing found a crash in:$$failed"; exit 1; fi
+
 format:
 	clang-format -i $$(git ls-files '*.hpp' '*.cpp')
 
 clean:
-	rm -rf $(BUILD) $(SAN_BUILD)
+	rm -rf $(BUILD) $(SAN_BUILD) $(CLANG_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD)

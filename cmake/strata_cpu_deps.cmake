@@ -16,8 +16,9 @@ set(STRATA_VMATH_SOURCES "")
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd64")
   set(STRATA_VMATH_SOURCES raw/cpu/vmath_sse2.cpp raw/cpu/vmath_avx2.cpp raw/cpu/vmath_avx512.cpp)
   set_source_files_properties(raw/cpu/vmath_avx2.cpp PROPERTIES COMPILE_OPTIONS "-mavx2;-mfma")
+  # -Wno-maybe-uninitialized is GCC's (clang has no such warning and warns about the flag).
   set_source_files_properties(raw/cpu/vmath_avx512.cpp PROPERTIES COMPILE_OPTIONS
-                              "-mavx512f;-mavx2;-mfma;-Wno-maybe-uninitialized")
+                              "-mavx512f;-mavx2;-mfma;$<$<CXX_COMPILER_ID:GNU>:-Wno-maybe-uninitialized>")
 endif()
 
 # oneDNN (libdnnl-dev) supplies the f32 GEMM: JIT kernels for the instruction
