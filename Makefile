@@ -4,13 +4,14 @@
 BUILD      ?= build
 SAN_BUILD  ?= build-sanitize
 JOBS       ?= $(shell nproc)
-APT_PACKAGES := cmake g++ make libeigen3-dev catch2 nlohmann-json3-dev ccache libsleef-dev libdnnl-dev wamerican
+APT_PACKAGES := cmake g++ make libeigen3-dev catch2 nlohmann-json3-dev ccache libsleef-dev libdnnl-dev wamerican \
+                doxygen
 CMAKE_FLAGS ?=
 
 # Peers only `make bench` needs (never `make test`): the BLAS libraries and PyTorch.
 BENCH_PACKAGES := libopenblas-dev libblis-dev python3-torch
 
-.PHONY: all deps bench-deps build test demo bench test-sanitize format clean
+.PHONY: all deps bench-deps build test docs demo bench test-sanitize format clean
 
 all: build
 
@@ -34,6 +35,11 @@ build: deps
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure --no-tests=error -j$(JOBS)
+
+# The API reference, from the installed headers, into $(BUILD)/docs/html
+# (fails on any undocumented public symbol; ctest runs the same check).
+docs: build
+	docs/api/build.sh $(BUILD)
 
 # The flagship sequence: train a classifier (progress bar, checkpoint, loss
 # curve under $(BUILD)/demo), then Newton's method with exact Hessians.

@@ -13,6 +13,7 @@
 
 namespace strata {
 
+/// Writes t as {"dtype", "shape", "data"} (any layout; data row-major).
 void to_json(nlohmann::json& j, const Tensor& t);
 /// Throws ValueError (DTypeError for an unknown dtype) for malformed JSON.
 void from_json(const nlohmann::json& j, Tensor& t);
