@@ -8,7 +8,10 @@ TSAN_BUILD ?= build-tsan
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
 JOBS       ?= $(shell nproc)
-APT_PACKAGES := cmake g++ make libeigen3-dev catch2 nlohmann-json3-dev ccache libsleef-dev libdnnl-dev wamerican
+# ccache keys on paths relative to the checkout, so every clone shares its cache.
+export CCACHE_BASEDIR ?= $(CURDIR)
+APT_PACKAGES := cmake g++ make libeigen3-dev catch2 nlohmann-json3-dev ccache libsleef-dev libdnnl-dev wamerican \
+                doxygen
 CMAKE_FLAGS ?=
 
 # Peers only `make bench` needs (never `make test`): the BLAS libraries and PyTorch.
@@ -18,8 +21,8 @@ BENCH_PACKAGES := libopenblas-dev libblis-dev python3-torch
 # Debian 12's clang 14 and its runtimes (ASan, UBSan, TSan, libFuzzer).
 CLANG_PACKAGES := clang libclang-rt-14-dev
 
-.PHONY: all deps bench-deps clang-deps build test demo bench test-sanitize test-clang test-tsan \
-        fuzz format clean
+.PHONY: all deps bench-deps clang-deps build test docs demo bench test-sanitize test-clang \
+        test-tsan fuzz format clean
 
 all: build
 
@@ -46,6 +49,11 @@ build: deps
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure --no-tests=error -j$(JOBS)
+
+# The API reference, from the installed headers, into $(BUILD)/docs/html
+# (fails on any undocumented public symbol; ctest runs the same check).
+docs: build
+	docs/api/build.sh $(BUILD)
 
 # The flagship sequence: train a classifier (progress bar, checkpoint, loss
 # curve under $(BUILD)/demo), then Newton's method with exact Hessians.

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-/// strata: automatic differentiation on tensors. The one header users include.
-///   #include <strata.hpp>
-///   namespace st = strata;
+/// strata: automatic differentiation on tensors. `#include <strata.hpp>` is the one header
+/// users include, and programs write `namespace st = strata;`. Everything public is in this
+/// namespace (and strata::nn, strata::tree, ...); internals live in nested `detail` namespaces.
+namespace strata {}
+
 #include "ad/transforms.hpp"
 #include "core/allocator.hpp"
 #include "core/device.hpp"

@@ -33,9 +33,13 @@ inline Shape with_batch(int64_t n, const Shape& shape) {
 }
 }  // namespace detail
 
+/// A value of the level T for a batch of examples at once, with an optional leading batch
+/// axis (none: the same for every example). jacfwd and jacrev run the user's function on
+/// these, so n basis directions cost one batched pass. shape() is one example's shape.
 template <Diffable T>
 class Batched : public Ops<Batched<T>> {
  public:
+  /// An empty unbatched value.
   Batched() = default;
   /// An unbatched value: the same for every example.
   explicit Batched(T value) : value_(std::move(value)) {}
@@ -44,7 +48,9 @@ class Batched : public Ops<Batched<T>> {
 
   /// The physical value: [B, ...shape()] when batched, shape() when not.
   const T& value() const { return value_; }
+  /// Whether value() has the leading batch axis.
   bool batched() const { return batched_; }
+  /// The number of examples (1 when unbatched).
   int64_t batch_size() const { return batched_ ? value_.shape()[0] : 1; }
   /// The value as [n, ...shape()]: an unbatched one is broadcast (a zero-stride view).
   T as_batch(int64_t n) const {
@@ -56,9 +62,13 @@ class Batched : public Ops<Batched<T>> {
     const Shape s = value_.shape();
     return Shape(s.begin() + 1, s.end());
   }
+  /// One example's number of dimensions.
   int64_t ndim() const { return shape().ndim(); }
+  /// One example's number of elements.
   int64_t numel() const { return checked_numel(shape(), "numel"); }
+  /// The dtype.
   DType dtype() const { return value_.dtype(); }
+  /// The device.
   Device device() const { return value_.device(); }
 
  private:
@@ -66,9 +76,10 @@ class Batched : public Ops<Batched<T>> {
   bool batched_ = false;
 };
 
+/// Batched<T> wraps the level T.
 template <Diffable T>
 struct inner_level<Batched<T>> {
-  using type = T;
+  using type = T;  ///< T
 };
 
 namespace detail {
@@ -77,10 +88,18 @@ namespace detail {
 [[noreturn]] void batched_plain();
 }  // namespace detail
 
+/// The Diffable primitives of Batched<T>: the batching rule of each primitive, one call of
+/// the primitive on T over the whole batch.
 template <Diffable T>
 struct Prims<Batched<T>> {
-  using V = Batched<T>;
-  using P = Prims<T>;
+  using V = Batched<T>;  ///< the level these primitives act on
+  using P = Prims<T>;    ///< the primitives of the level below
+
+  /// @{
+  /// The Diffable primitive of the same name (diff/diffable.hpp) on Batched<T>: the per-example
+  /// axes an op names shift past the batch axis, and an unbatched operand is broadcast only
+  /// where the op needs every operand batched. plain(x) throws ValueError for a batched x (a
+  /// comparison inside jacfwd/jacrev may use primal values only).
 
   static V lift_inner(const T& x) { return V(x); }
   static V constant(const Tensor& t) { return V(P::constant(t)); }
@@ -222,6 +241,7 @@ struct Prims<Batched<T>> {
     return batched(
         P::index_add(x.as_batch(n), batch_axis(x, axis, "index_add"), idx, src.as_batch(n)));
   }
+  /// @}
 
  private:
   static V batched(T v) { return V(std::move(v), true); }

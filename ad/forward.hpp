@@ -14,9 +14,13 @@
 
 namespace strata {
 
+/// A forward-mode dual value over the level T: a primal and an optional tangent (none: a
+/// constant). st::jvp, st::jacfwd and st::hessian make these; a user's generic lambda
+/// receives them and applies ops as on a Tensor. Shape, dtype and device are the primal's.
 template <Diffable T>
 class Forward : public Ops<Forward<T>> {
  public:
+  /// An empty constant (a default-constructed primal).
   Forward() = default;
   /// A constant (no tangent).
   explicit Forward(T primal) : primal_(std::move(primal)) {}
@@ -24,14 +28,23 @@ class Forward : public Ops<Forward<T>> {
   Forward(T primal, std::optional<T> tangent, uint64_t tag)
       : primal_(std::move(primal)), tangent_(std::move(tangent)), tag_(tangent_ ? tag : 0) {}
 
+  /// The value.
   const T& primal() const { return primal_; }
+  /// The derivative along the jvp's direction; nullopt for a constant.
   const std::optional<T>& tangent() const { return tangent_; }
+  /// The jvp call the tangent belongs to (0 for a constant).
   uint64_t tag() const { return tag_; }
+  /// True when there is no tangent.
   bool is_constant() const { return !tangent_; }
+  /// The primal's shape.
   Shape shape() const { return primal_.shape(); }
+  /// The primal's number of dimensions.
   int64_t ndim() const { return primal_.shape().ndim(); }
+  /// The primal's number of elements.
   int64_t numel() const { return checked_numel(primal_.shape(), "numel"); }
+  /// The primal's dtype (the tangent has the same).
   DType dtype() const { return primal_.dtype(); }
+  /// The primal's device.
   Device device() const { return primal_.device(); }
 
   /// A fresh tag for one jvp call (a counter: no state beyond uniqueness).
@@ -46,9 +59,10 @@ class Forward : public Ops<Forward<T>> {
   uint64_t tag_ = 0;
 };
 
+/// Forward<T> wraps the level T.
 template <Diffable T>
 struct inner_level<Forward<T>> {
-  using type = T;
+  using type = T;  ///< T
 };
 
 namespace detail {
@@ -56,10 +70,18 @@ namespace detail {
 uint64_t common_tag(std::initializer_list<uint64_t> tags);
 }  // namespace detail
 
+/// The Diffable primitives of Forward<T>: each computes the primal with Prims<T> and the
+/// tangent with the primitive's jvp rule (ad/rules.hpp); constants stay constants.
 template <Diffable T>
 struct Prims<Forward<T>> {
-  using F = Forward<T>;
-  using P = Prims<T>;
+  using F = Forward<T>;  ///< the level these primitives act on
+  using P = Prims<T>;    ///< the primitives of the level below
+
+  /// @{
+  /// The Diffable primitive of the same name (diff/diffable.hpp) on Forward<T>: the primal by
+  /// Prims<T>, the tangent by its jvp rule; lift_inner(x) is x as a constant, constant(t) a
+  /// plain tensor as a constant, plain(x) the plain value underneath. Throws ValueError when
+  /// tangents of two different jvp calls meet.
 
   static F lift_inner(const T& x) { return F(x); }
   static F constant(const Tensor& t) { return F(P::constant(t)); }
@@ -155,6 +177,7 @@ struct Prims<Forward<T>> {
     const T ts = src.tangent() ? *src.tangent() : zeros_like(src.primal());
     return F(y, P::index_add(tx, axis, idx, ts), tag);
   }
+  /// @}
 
  private:
   /// For linear primitives: the same map on primal and tangent.

@@ -14,23 +14,38 @@
 
 namespace strata {
 
+/// A reverse-mode value over the level T: a primal, the tape of the transform call that
+/// records it and its node there (no tape: a constant). st::grad, st::vjp, st::jacrev and
+/// st::hessian make these; a user's generic lambda receives them and applies ops as on a
+/// Tensor. Shape, dtype and device are the primal's.
 template <Diffable T>
 class Reverse : public Ops<Reverse<T>> {
  public:
+  /// An empty constant (a default-constructed primal).
   Reverse() = default;
   /// A constant (no tape).
   explicit Reverse(T primal) : primal_(std::move(primal)) {}
+  /// Node `id` of `tape` (a constant when tape is null).
   Reverse(T primal, std::shared_ptr<Tape<T>> tape, int64_t id)
       : primal_(std::move(primal)), tape_(std::move(tape)), id_(tape_ ? id : -1) {}
 
+  /// The value.
   const T& primal() const { return primal_; }
+  /// The tape this value is recorded on (null for a constant).
   const std::shared_ptr<Tape<T>>& tape() const { return tape_; }
+  /// The node on the tape (-1 for a constant).
   int64_t id() const { return id_; }
+  /// True when no tape records this value.
   bool is_constant() const { return !tape_; }
+  /// The primal's shape.
   Shape shape() const { return primal_.shape(); }
+  /// The primal's number of dimensions.
   int64_t ndim() const { return primal_.shape().ndim(); }
+  /// The primal's number of elements.
   int64_t numel() const { return checked_numel(primal_.shape(), "numel"); }
+  /// The primal's dtype.
   DType dtype() const { return primal_.dtype(); }
+  /// The primal's device.
   Device device() const { return primal_.device(); }
 
  private:
@@ -39,9 +54,10 @@ class Reverse : public Ops<Reverse<T>> {
   int64_t id_ = -1;
 };
 
+/// Reverse<T> wraps the level T.
 template <Diffable T>
 struct inner_level<Reverse<T>> {
-  using type = T;
+  using type = T;  ///< T
 };
 
 namespace detail {
@@ -49,11 +65,19 @@ namespace detail {
 [[noreturn]] void mixed_transform_calls(std::string_view op);
 }  // namespace detail
 
+/// The Diffable primitives of Reverse<T>: each computes the primal with Prims<T> and records
+/// the pullbacks of its vjp rule (ad/rules.hpp) on the operands' tape.
 template <Diffable T>
 struct Prims<Reverse<T>> {
-  using R = Reverse<T>;
-  using P = Prims<T>;
-  using Edge = typename Tape<T>::Edge;
+  using R = Reverse<T>;                 ///< the level these primitives act on
+  using P = Prims<T>;                   ///< the primitives of the level below
+  using Edge = typename Tape<T>::Edge;  ///< one input of a tape node
+
+  /// @{
+  /// The Diffable primitive of the same name (diff/diffable.hpp) on Reverse<T>: the primal by
+  /// Prims<T>, plus a tape node whose pullbacks are its vjp rule; lift_inner(x) is x as a
+  /// constant, constant(t) a plain tensor as a constant, plain(x) the plain value underneath.
+  /// Throws ValueError when values of two different transform calls meet.
 
   static R lift_inner(const T& x) { return R(x); }
   static R constant(const Tensor& t) { return R(P::constant(t)); }
@@ -221,6 +245,7 @@ struct Prims<Reverse<T>> {
     }
     return record(y, std::move(edges), {&idx}, tape);
   }
+  /// @}
 
  private:
   static R record(const T& y, std::vector<Edge> edges, const std::vector<const Tensor*>& saved,

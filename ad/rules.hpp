@@ -13,6 +13,7 @@
 
 #include "diff/ops.hpp"
 
+/// The derivative rules of the primitives (jvp and vjp), shared by Forward and Reverse.
 namespace strata::rules {
 
 /// False for the piecewise-constant unary ops (sign, logical_not).

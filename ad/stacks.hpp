@@ -7,6 +7,7 @@
 #include "ad/forward.hpp"
 #include "ad/reverse.hpp"
 
+/// Calls X(stack) for each dual-type stack of order 1 and 2.
 #define STRATA_FOR_EACH_STACK_ORDER12(X) \
   X(Forward<Tensor>)                     \
   X(Reverse<Tensor>)                     \
@@ -15,6 +16,7 @@
   X(Reverse<Forward<Tensor>>)            \
   X(Reverse<Reverse<Tensor>>)
 
+/// Calls X(stack) for each dual-type stack of order 3.
 #define STRATA_FOR_EACH_STACK_ORDER3(X) \
   X(Forward<Forward<Forward<Tensor>>>)  \
   X(Forward<Forward<Reverse<Tensor>>>)  \

@@ -21,17 +21,23 @@ namespace detail {
 [[noreturn]] void saved_value_modified(uint64_t saved, uint64_t now);
 }  // namespace detail
 
+/// The record of one reverse-mode transform call over the level T (st::grad and friends make
+/// one per call): nodes with their inputs and pullbacks, and the versions of the values the
+/// pullbacks saved, so an in-place write to one of them is reported, not silently used.
 template <Diffable T>
 class Tape {
  public:
+  /// Maps a node's cotangent to one input's contribution.
   using Pullback = std::function<T(const T&)>;
+  /// One differentiable input of a node.
   struct Edge {
-    int64_t input;
-    Pullback pullback;
+    int64_t input;      ///< the input's node id
+    Pullback pullback;  ///< the node's cotangent -> the input's contribution
   };
+  /// A storage a pullback captured, with its version at record time.
   struct Saved {
-    std::shared_ptr<Storage> storage;
-    uint64_t version;
+    std::shared_ptr<Storage> storage;  ///< the captured value's storage
+    uint64_t version;                  ///< its version when recorded
   };
 
   /// A node with no inputs: an argument of the transform.
@@ -52,6 +58,7 @@ class Tape {
   }
 
   /// Cotangents of every node up to `out`, given `seed` for `out` (nullopt: none reached it).
+  /// Throws ValueError when a saved value was modified in place since it was recorded.
   std::vector<std::optional<T>> backward(int64_t out, const T& seed) const {
     std::vector<std::optional<T>> ct(std::size_t(out) + 1);
     ct[std::size_t(out)] = seed;

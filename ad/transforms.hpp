@@ -110,8 +110,11 @@ auto gradients(const Args& args, const Reverse<T>& out, const T& seed) {
 
 }  // namespace detail
 
-/// (f(xs...), pullback): pullback(ct) gives the cotangents of xs (one, or a
-/// tuple), in their tree structure; it may be called many times.
+/// Reverse mode: (f(xs...), pullback), where pullback(ct) gives the vector-Jacobian product
+/// ct^T J for each argument (one, or a tuple), in the arguments' tree structure; it may be
+/// called many times. ct must have f's output shape and dtype (ShapeError / DTypeError);
+/// the arguments must be float (DTypeError).
+/// Example: `auto [y, pullback] = st::vjp(f, x); st::Tensor g = pullback(w);` (w shaped like y).
 template <class F, class X0, class... X>
 auto vjp(F f, const X0& x0, const X&... xs) {
   auto [args, out] = detail::record(f, "vjp", x0, xs...);
@@ -126,7 +129,9 @@ auto vjp(F f, const X0& x0, const X&... xs) {
   return std::pair{out.primal(), pullback};
 }
 
-/// (f(xs...), gradient(s)) for f returning one element.
+/// (f(xs...), gradient(s)) in one pass, for f returning one element (ShapeError otherwise).
+/// The gradients have the arguments' shapes, dtypes and tree structure.
+/// Example: `auto [loss, g] = st::value_and_grad(loss_fn, params);`
 template <class F, class X0, class... X>
 auto value_and_grad(F f, const X0& x0, const X&... xs) {
   using T = tree::leaf_t<X0>;
@@ -136,13 +141,18 @@ auto value_and_grad(F f, const X0& x0, const X&... xs) {
   return std::pair{out.primal(), detail::gradients<T>(args, out, seed)};
 }
 
-/// The gradient of f (one element out) with respect to every argument.
+/// The gradient of f, which must return one element (ShapeError otherwise), with respect to
+/// every argument: one gradient for one argument, a tuple for several, each in its
+/// argument's tree structure, shape and dtype. Arguments must be float tensors (DTypeError)
+/// or trees of them. Example: `st::Tensor g = st::grad([](auto x) { return st::sum(x * x); }, x);`
 template <class F, class X0, class... X>
 auto grad(F f, const X0& x0, const X&... xs) {
   return value_and_grad(std::move(f), x0, xs...).second;
 }
 
-/// (f(x), J v): the forward-mode derivative of f at x along v (same tree structure).
+/// Forward mode: (f(x), J v), the derivative of f at x along the direction v, which has x's
+/// tree structure, shapes and dtypes (ShapeError / DTypeError otherwise). One pass, no tape.
+/// Example: `auto [y, dy] = st::jvp([](auto x) { return st::sin(x); }, x, v);`
 template <class F, class X, class V>
 auto jvp(F f, const X& x, const V& v) {
   using T = tree::leaf_t<X>;
@@ -177,7 +187,8 @@ T basis_batch(const Tensor& like) {
 }
 }  // namespace detail
 
-/// The Jacobian of f at x by forward mode, shape out ++ in. One pass: f runs
+/// The Jacobian of f at the float tensor x by forward mode: shape f(x).shape() ++ x.shape(),
+/// J[i..., j...] = d f(x)[i...] / d x[j...]. Example: `st::jacfwd(f, x)`. One pass: f runs
 /// once on Forward<Batched<T>> values whose tangent holds every basis vector
 /// of x (ad/batched.hpp), so the primal is computed once and n jvps become
 /// batched ops.
@@ -203,7 +214,9 @@ T jacfwd(F f, const T& x) {
   return Prims<T>::reshape(Prims<T>::permute(out.tangent()->as_batch(n), last), shape);
 }
 
-/// The Jacobian of f at x by reverse mode, shape out ++ in. One backward
+/// The Jacobian of f at the float tensor x by reverse mode: shape f(x).shape() ++ x.shape(),
+/// the same values as jacfwd (cheaper when the output is smaller than the input).
+/// Example: `st::jacrev(f, x)`. One backward
 /// pass: f is recorded once on Reverse<Batched<T>> values, and the cotangent
 /// that the tape pulls back holds every basis vector of the output at once.
 template <class F, Diffable T>
@@ -218,29 +231,36 @@ T jacrev(F f, const T& x) {
   return Prims<T>::reshape(g.as_batch(m), shape);
 }
 
-/// Function-returning forms.
+/// The gradient as a function: st::grad(f)(x) is st::grad(f, x), and it composes:
+/// `st::grad(st::grad(f))(x)` is the second derivative of a scalar function.
 template <class F>
 auto grad(F f) {
   return [f](const auto&... xs) { return grad(f, xs...); };
 }
+/// value_and_grad as a function: st::value_and_grad(f)(x) is st::value_and_grad(f, x).
 template <class F>
 auto value_and_grad(F f) {
   return [f](const auto&... xs) { return value_and_grad(f, xs...); };
 }
+/// jacfwd as a function: `st::jacfwd(st::jacrev(f))(x)` is the Hessian.
 template <class F>
 auto jacfwd(F f) {
   return [f](const auto& x) { return jacfwd(f, x); };
 }
+/// jacrev as a function: `st::jacrev(st::jacrev(f))(x)` is the Hessian too.
 template <class F>
 auto jacrev(F f) {
   return [f](const auto& x) { return jacrev(f, x); };
 }
 
-/// The Hessian of f (one element out) at x, shape in ++ in: jacfwd of jacrev.
+/// The Hessian of f, which returns one element, at the float tensor x: shape x.shape() ++
+/// x.shape(), computed as jacfwd(jacrev(f)). Example: `st::hessian(f, x)` for x of shape [n]
+/// gives [n, n].
 template <class F, Diffable T>
 T hessian(F f, const T& x) {
   return jacfwd(jacrev(std::move(f)), x);
 }
+/// hessian as a function: `st::hessian(f)(x)`.
 template <class F>
 auto hessian(F f) {
   return [f](const auto& x) { return hessian(f, x); };

@@ -12,30 +12,38 @@
 
 #include "diff/diffable.hpp"
 
+/// Trees of tensors (vectors, arrays, string maps, tuples, nested) and maps over their leaves.
 namespace strata::tree {
 
 /// The leaf type of a tree (every leaf of one tree has one type).
 template <class X>
 struct leaf;
+/// A Diffable value is its own leaf.
 template <Diffable X>
 struct leaf<X> {
-  using type = X;
+  using type = X;  ///< the leaf type
 };
+/// The leaf type of a vector's elements.
 template <class X>
 struct leaf<std::vector<X>> : leaf<X> {};
+/// The leaf type of an array's elements.
 template <class X, std::size_t N>
 struct leaf<std::array<X, N>> : leaf<X> {};
+/// The leaf type of a map's values.
 template <class X>
 struct leaf<std::map<std::string, X>> : leaf<X> {};
+/// The leaf type of a tuple's elements (all must agree; a compile error otherwise).
 template <class X, class... Xs>
 struct leaf<std::tuple<X, Xs...>> : leaf<X> {
   static_assert((std::is_same_v<typename leaf<X>::type, typename leaf<Xs>::type> && ...),
                 "all leaves of a tree must have one type");
 };
+/// The leaf type of the tree type X: `leaf_t<std::map<std::string, Tensor>>` is Tensor.
 template <class X>
 using leaf_t = typename leaf<std::remove_cvref_t<X>>::type;
 
-/// The same tree with every leaf replaced by fn(leaf).
+/// The same tree with every leaf replaced by fn(leaf) (maps keep their keys).
+/// Example: `st::tree::map([](const st::Tensor& t) { return t * 2.0; }, params)`.
 template <class Fn, class X>
 auto map(Fn&& fn, const X& x) {
   if constexpr (Diffable<X>) {
@@ -61,7 +69,8 @@ auto map(Fn&& fn, const X& x) {
   }
 }
 
-/// Like map over two trees of the same structure: fn(leaf_of_x, leaf_of_y).
+/// Like map over two trees of the same structure: fn(leaf_of_x, leaf_of_y). Throws ShapeError
+/// when the structures differ (a missing key, lists of different lengths).
 template <class Fn, class X, class Y>
 auto map2(Fn&& fn, const X& x, const Y& y) {
   if constexpr (Diffable<X>) {

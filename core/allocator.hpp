@@ -18,9 +18,9 @@ namespace strata {
 
 /// What an allocator has done so far; tests read it to see reuse.
 struct AllocatorStats {
-  uint64_t from_cache = 0;   ///< requests served from a free list
-  uint64_t from_system = 0;  ///< requests that went to the system allocator
-  std::size_t bytes_in_use = 0;
+  uint64_t from_cache = 0;       ///< requests served from a free list
+  uint64_t from_system = 0;      ///< requests that went to the system allocator
+  std::size_t bytes_in_use = 0;  ///< bytes handed out and not yet returned
   std::size_t bytes_cached = 0;  ///< held in free lists, not in use
 };
 
@@ -39,14 +39,18 @@ class CachingAllocator {
   void set_cache_limit(std::size_t bytes);
   /// The current limit on cached bytes.
   std::size_t cache_limit() const;
+  /// A snapshot of the counters (thread-safe).
   AllocatorStats stats() const;
   /// The size class a request of `bytes` is rounded up to (steps of 1/4 of a power of two).
   static std::size_t size_class(std::size_t bytes);
 
+  /// The device whose memory this allocator hands out.
   virtual Device device() const = 0;
 
  protected:
+  /// The system allocation (aligned_alloc, cudaMalloc, ...); throws on failure.
   virtual void* system_allocate(std::size_t bytes) = 0;
+  /// Returns a block from system_allocate to the system.
   virtual void system_free(void* ptr, std::size_t bytes) = 0;
 
  private:

@@ -14,14 +14,16 @@ namespace strata {
 
 /// Shape, strides and offset of a view into a storage buffer.
 struct Layout {
-  Shape shape;
-  Strides strides;
-  int64_t offset = 0;
+  Shape shape;         ///< size of each dimension
+  Strides strides;     ///< elements to step per dimension (zero: broadcast, negative: flipped)
+  int64_t offset = 0;  ///< storage index of element (0, 0, ...)
 
   /// A fresh row-major layout of the given shape at offset 0.
   static Layout contiguous(const Shape& shape);
 
+  /// The number of dimensions.
   int64_t ndim() const { return shape.ndim(); }
+  /// The number of elements, the product of the shape.
   int64_t numel() const;
   /// True when the elements are one dense row-major run; size-1 dims and the offset are ignored.
   bool is_contiguous() const;

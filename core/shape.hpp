@@ -19,17 +19,23 @@ class Shape : public detail::SmallVec<int64_t, 8> {
 
  public:
   using Base::Base;
+  /// The shape of a 0-d tensor (no dims).
   Shape() = default;
+  /// The given dims: `st::Shape{2, 3}`.
   Shape(std::initializer_list<int64_t> dims) : Base(dims) {}
+  /// The dims of a std::vector (implicit, so a vector passes wherever a Shape is taken).
   Shape(const std::vector<int64_t>& dims) : Base(dims.begin(), dims.end()) {}  // NOLINT: implicit
   /// The dims as a std::vector, for code that wants one.
   std::vector<int64_t> vec() const { return {begin(), end()}; }
+  /// The number of dims (rank).
   int64_t ndim() const { return static_cast<int64_t>(size()); }
 };
+/// Strides, in elements, one per dim (same representation as Shape).
 using Strides = Shape;
 
 /// "[2, 3]"
 std::string to_string(const Shape& s);
+/// Prints to_string(s): `std::cout << x.shape()` shows "[2, 3]".
 std::ostream& operator<<(std::ostream& os, const Shape& s);
 
 /// Product of the dims; throws ValueError (naming op) on a negative dim or int64 overflow.

@@ -40,6 +40,7 @@ class Tensor;
 template <class T>
 struct Prims;
 
+/// (before, after) padding per axis, for st::pad: `{{1, 0}, {0, 2}}`.
 using Pads = std::vector<std::pair<int64_t, int64_t>>;
 
 template <class T>
@@ -75,7 +76,7 @@ concept Diffable = requires(const T& x, const Tensor& t, const Shape& s, UnaryOp
 /// The level directly below T (void for Tensor).
 template <class T>
 struct inner_level {
-  using type = void;
+  using type = void;  ///< the level below (void: T is the bottom level)
 };
 // ad/forward.hpp and ad/reverse.hpp specialise it for their dual types.
 
@@ -109,23 +110,29 @@ requires(contains_level<T, U>()) T lift(const U& u) {
 /// The higher of two levels (one must contain the other); scalars take the other side.
 template <class A, class B>
 struct common_level;
+/// A contains B: the common level is A.
 template <class A, class B>
 requires(!Scalar<A> && !Scalar<B> && contains_level<A, B>()) struct common_level<A, B> {
-  using type = A;
+  using type = A;  ///< A
 };
+/// B contains A: the common level is B.
 template <class A, class B>
 requires(!Scalar<A> && !Scalar<B> && !std::is_same_v<A, B> &&
          contains_level<B, A>()) struct common_level<A, B> {
-  using type = B;
+  using type = B;  ///< B
 };
+/// A tensor level and a C++ number: the tensor's level.
 template <class A, Scalar B>
 requires(!Scalar<A>) struct common_level<A, B> {
-  using type = A;
+  using type = A;  ///< A
 };
+/// A C++ number and a tensor level: the tensor's level.
 template <Scalar A, class B>
 requires(!Scalar<B>) struct common_level<A, B> {
-  using type = B;
+  using type = B;  ///< B
 };
+/// The type of `a + b` for operands of types A and B: `common_level_t<Reverse<Tensor>, double>`
+/// is Reverse<Tensor>.
 template <class A, class B>
 using common_level_t = typename common_level<A, B>::type;
 

@@ -27,39 +27,60 @@
 
 namespace strata {
 
-/// Python's start:stop:step; an absent bound is st::none (std::nullopt).
+/// Python's start:stop:step; an absent bound is st::none (std::nullopt). Made by
+/// st::slice; bounds clamp to the axis like Python's, negative ones count from the end.
 struct Slice {
-  std::optional<int64_t> start, stop;
-  int64_t step = 1;
+  std::optional<int64_t> start;  ///< first position (none: the start, or the end when step < 0)
+  std::optional<int64_t> stop;   ///< one past the last position (none: through the end)
+  int64_t step = 1;              ///< stride between positions; negative walks backwards, never 0
 };
+/// An absent slice bound, or an axis left unmapped in st::vmap: `st::slice(st::none, 3)`.
 inline constexpr std::nullopt_t none = std::nullopt;
+/// The index entry start:stop:step, for ix, oix and vix; a view for every step. A step of 0
+/// throws ValueError when the index is applied. Example: `x.ix(st::slice(1, st::none, 2))`
+/// is Python's x[1::2]; `x.ix(st::slice(st::none, st::none, -1))` reverses the first axis.
 inline Slice slice(std::optional<int64_t> start = std::nullopt,
                    std::optional<int64_t> stop = std::nullopt, int64_t step = 1) {
   return Slice{start, stop, step};
 }
-/// A whole axis (Python's `:`).
+/// The type of st::all.
 struct All {};
+/// A whole axis (Python's `:`): `x.ix(st::all, 0)` is column 0.
 inline constexpr All all{};
-/// A new axis of size 1 (numpy.newaxis).
+/// The type of st::newaxis.
 struct NewAxis {};
+/// A new axis of size 1 (numpy.newaxis): `v.ix(st::newaxis, st::all)` turns [n] into [1, n].
 inline constexpr NewAxis newaxis{};
-/// As many whole axes as needed (Python's `...`); at most one per index.
+/// The type of st::ellipsis.
 struct Ellipsis {};
+/// As many whole axes as needed (Python's `...`); at most one per index (IndexError for
+/// two). Example: `x.ix(st::ellipsis, 0)` takes position 0 of the last axis.
 inline constexpr Ellipsis ellipsis{};
 
 /// One entry of an index: an integer, a slice, all, newaxis, ellipsis, or a
-/// tensor (integer positions or a bool mask; oix and vix only).
+/// tensor (integer positions or a bool mask; oix and vix only). Converts implicitly from
+/// each, so a spec built at run time reads
+/// `std::vector<st::Index> spec{st::Index(1), st::Index(st::slice(0, 2)), st::Index(i)};`
 class Index {
  public:
+  /// An integer position (negative counts from the end); it removes its axis.
   template <class I>
   requires(std::is_integral_v<I> && !std::is_same_v<I, bool>) Index(I i) : v_(int64_t(i)) {}
-  Index(bool) = delete;  // a bool scalar is neither a position nor a mask: say which
+  /// Deleted: a bool scalar is neither a position nor a mask (use a bool tensor for a mask).
+  Index(bool) = delete;
+  /// A slice start:stop:step (st::slice); it keeps its axis.
   Index(Slice s) : v_(s) {}
+  /// A whole axis (st::all).
   Index(All a) : v_(a) {}
+  /// A new axis of size 1 (st::newaxis).
   Index(NewAxis n) : v_(n) {}
+  /// As many whole axes as needed (st::ellipsis).
   Index(Ellipsis e) : v_(e) {}
+  /// An i32 / i64 tensor of positions, or a bool mask (oix and vix only; ix throws
+  /// IndexError for a tensor entry).
   Index(Tensor t) : v_(std::move(t)) {}
 
+  /// The entry, as the alternative it was made from.
   const std::variant<int64_t, Slice, All, NewAxis, Ellipsis, Tensor>& value() const { return v_; }
 
  private:
@@ -196,36 +217,61 @@ T apply_index(const T& x, const std::vector<Index>& spec, IndexMode mode) {
 
 }  // namespace detail
 
-/// Basic indexing: a zero-copy view.
+/// Basic indexing, x[spec] with integers, slices, all, newaxis and ellipsis: always a
+/// zero-copy view. Each integer removes its axis, each slice keeps it. Throws IndexError
+/// for a position out of range, too many entries, two ellipses or a tensor entry.
+/// Example: `st::ix(x, {0, st::slice(1, 3)})`, or `x.ix(0, st::slice(1, 3))`.
 template <Diffable T>
 T ix(const T& x, const std::vector<Index>& spec) {
   return detail::apply_index(x, spec, detail::IndexMode::basic);
 }
-/// Outer indexing: each tensor index replaces its own axis.
+/// Outer indexing (NumPy's np.ix_ style): basic entries plus integer index tensors, each
+/// replacing its own axis by the index's shape, and bool masks over k axes, replaced by
+/// one axis of their true positions. Differentiable (repeated positions accumulate
+/// gradients). Throws IndexError for out-of-range positions or mask shapes that do not
+/// match, DTypeError for a float index tensor. Example: `x.oix(rows, cols)` for i64 `rows`
+/// [2] and `cols` [3] gives [2, 3].
 template <Diffable T>
 T oix(const T& x, const std::vector<Index>& spec) {
   return detail::apply_index(x, spec, detail::IndexMode::outer);
 }
-/// Vectorized indexing: tensor indices broadcast together; their dims come first.
+/// Vectorized indexing (NumPy's fancy indexing, with the indexed dims first): integer
+/// index tensors (and masks, as their true positions) broadcast together and pick one
+/// element per broadcast position; their broadcast dims come first, then the remaining
+/// axes. Throws like oix, and IndexError when the index tensors do not broadcast.
+/// Example: `x.vix(rows, cols)` for i64 `rows` and `cols` of shape [k] gives [k].
 template <Diffable T>
 T vix(const T& x, const std::vector<Index>& spec) {
   return detail::apply_index(x, spec, detail::IndexMode::vectorized);
 }
 
 // --- the Ops mixin's methods ---------------------------------------------------------
-#define STRATA_INDEX_METHOD(name)                                   \
-  template <class D>                                                \
-  D Ops<D>::name(const std::vector<Index>& spec) const {            \
-    return strata::name(self(), spec);                              \
-  }                                                                 \
-  template <class D>                                                \
-  template <class... I>                                             \
-  D Ops<D>::name(const I&... idx) const {                           \
-    return strata::name(self(), std::vector<Index>{Index(idx)...}); \
-  }
-STRATA_INDEX_METHOD(ix)
-STRATA_INDEX_METHOD(oix)
-STRATA_INDEX_METHOD(vix)
-#undef STRATA_INDEX_METHOD
+template <class D>
+D Ops<D>::ix(const std::vector<Index>& spec) const {
+  return strata::ix(self(), spec);
+}
+template <class D>
+template <class... I>
+D Ops<D>::ix(const I&... idx) const {
+  return strata::ix(self(), std::vector<Index>{Index(idx)...});
+}
+template <class D>
+D Ops<D>::oix(const std::vector<Index>& spec) const {
+  return strata::oix(self(), spec);
+}
+template <class D>
+template <class... I>
+D Ops<D>::oix(const I&... idx) const {
+  return strata::oix(self(), std::vector<Index>{Index(idx)...});
+}
+template <class D>
+D Ops<D>::vix(const std::vector<Index>& spec) const {
+  return strata::vix(self(), spec);
+}
+template <class D>
+template <class... I>
+D Ops<D>::vix(const I&... idx) const {
+  return strata::vix(self(), std::vector<Index>{Index(idx)...});
+}
 
 }  // namespace strata

@@ -86,6 +86,27 @@ T binary(BinaryOp op, const T& a, const T& b) {
   return Prims<T>::binary(op, a, b);
 }
 
+/// The broadcasting binary `op` on any mix of levels and scalars (add, sub, mul, ...).
+template <class A, class B>
+requires Operands<A, B> common_level_t<A, B> lifted_binary(BinaryOp op, const A& a, const B& b) {
+  auto [x, y] = operands(a, b, op_name(op));
+  return binary(op, x, y);
+}
+
+/// The comparison `op` on any mix of levels and scalars: a bool constant of their level.
+template <class A, class B>
+requires Operands<A, B> common_level_t<A, B> lifted_compare(BinaryOp op, const A& a, const B& b) {
+  using R = common_level_t<A, B>;
+  auto [x, y] = operands(a, b, op_name(op));
+  return Prims<R>::constant(Prims<Tensor>::binary(op, Prims<R>::plain(x), Prims<R>::plain(y)));
+}
+
+/// The float unary `op` (exp, log, ...); integer and bool inputs become f32 first.
+template <Diffable T>
+T float_unary(UnaryOp op, const T& x) {
+  return Prims<T>::unary(op, float_input(x));
+}
+
 /// Every axis when `axes` is empty, else `axes`.
 inline Shape reduce_axes(const Shape& axes, int64_t ndim) {
   if (!axes.empty()) return axes;
@@ -136,85 +157,174 @@ T constant_like(const T& x, double value) {
   return Prims<T>::constant(Tensor(raw::full(x.shape(), value, x.dtype(), x.device())));
 }
 
+/// A constant of x's type, shape and dtype, every element 0 (a zero-stride view: no memory).
 template <Diffable T>
 T zeros_like(const T& x) {
   return detail::filled<T>(0.0, x.shape(), x.dtype(), x.device());
 }
 
 // --- arithmetic -------------------------------------------------------------------
-#define STRATA_BINARY(name, op)                                                       \
-  template <class A, class B>                                                         \
-  requires detail::Operands<A, B> common_level_t<A, B> name(const A& a, const B& b) { \
-    auto [x, y] = detail::operands(a, b, op_name(op));                                \
-    return detail::binary(op, x, y);                                                  \
-  }
-STRATA_BINARY(add, BinaryOp::add)
-STRATA_BINARY(sub, BinaryOp::sub)
-STRATA_BINARY(mul, BinaryOp::mul)
-STRATA_BINARY(maximum, BinaryOp::maximum)
-STRATA_BINARY(minimum, BinaryOp::minimum)
-#undef STRATA_BINARY
+/// Elementwise a + b. The operands are tensors of any level or C++ numbers: they
+/// broadcast like NumPy (ShapeError when they do not), promote like PyTorch, and the
+/// result has their common level. Example: `st::add(x, 1.0)` adds 1 to every element; the operator
+/// `a + b` is the same op.
+template <class A, class B>
+requires detail::Operands<A, B> common_level_t<A, B> add(const A& a, const B& b) {
+  return detail::lifted_binary(BinaryOp::add, a, b);
+}
+/// Elementwise a - b. The operands are tensors of any level or C++ numbers: they
+/// broadcast like NumPy (ShapeError when they do not), promote like PyTorch, and the
+/// result has their common level. Example: `st::sub(x, st::mean(x))`; the operator `a - b` is the
+/// same op.
+template <class A, class B>
+requires detail::Operands<A, B> common_level_t<A, B> sub(const A& a, const B& b) {
+  return detail::lifted_binary(BinaryOp::sub, a, b);
+}
+/// Elementwise a * b. The operands are tensors of any level or C++ numbers: they
+/// broadcast like NumPy (ShapeError when they do not), promote like PyTorch, and the
+/// result has their common level. Example: `st::mul(w, x)`; the operator `a * b` is the same op.
+template <class A, class B>
+requires detail::Operands<A, B> common_level_t<A, B> mul(const A& a, const B& b) {
+  return detail::lifted_binary(BinaryOp::mul, a, b);
+}
+/// Elementwise max(a, b). The operands are tensors of any level or C++ numbers: they
+/// broadcast like NumPy (ShapeError when they do not), promote like PyTorch, and the
+/// result has their common level. Example: `st::maximum(x, 0.0)` is relu; NaN in either operand
+/// gives NaN.
+template <class A, class B>
+requires detail::Operands<A, B> common_level_t<A, B> maximum(const A& a, const B& b) {
+  return detail::lifted_binary(BinaryOp::maximum, a, b);
+}
+/// Elementwise min(a, b). The operands are tensors of any level or C++ numbers: they
+/// broadcast like NumPy (ShapeError when they do not), promote like PyTorch, and the
+/// result has their common level. Example: `st::minimum(x, 1.0)`; NaN in either operand gives NaN.
+template <class A, class B>
+requires detail::Operands<A, B> common_level_t<A, B> minimum(const A& a, const B& b) {
+  return detail::lifted_binary(BinaryOp::minimum, a, b);
+}
 
-/// a / b; integer operands divide as f32 (true division, as in PyTorch).
+/// Elementwise a / b, broadcasting and promoting like add; integer and bool operands
+/// divide as f32 (true division, as in PyTorch). Example: `st::div(x, 2)`, or `x / 2`.
 template <class A, class B>
 requires detail::Operands<A, B> common_level_t<A, B> div(const A& a, const B& b) {
   auto [x, y] = detail::operands(a, b, "div");
   return detail::binary(BinaryOp::div, detail::float_input(x), detail::float_input(y));
 }
 
-/// a ** b; integer operands are computed in f32.
+/// Elementwise a ** b, broadcasting and promoting like add; integer and bool operands
+/// are computed in f32. Example: `st::pow(x, 2.0)` squares; `st::pow(2.0, x)` is 2^x.
 template <class A, class B>
 requires detail::Operands<A, B> common_level_t<A, B> pow(const A& a, const B& b) {
   auto [x, y] = detail::operands(a, b, "pow");
   return detail::binary(BinaryOp::pow, detail::float_input(x), detail::float_input(y));
 }
 
+/// a + b: st::add.
 template <class A, class B>
 requires detail::Operands<A, B>
 auto operator+(const A& a, const B& b) { return add(a, b); }
+/// a - b: st::sub.
 template <class A, class B>
 requires detail::Operands<A, B>
 auto operator-(const A& a, const B& b) { return sub(a, b); }
+/// a * b: st::mul.
 template <class A, class B>
 requires detail::Operands<A, B>
 auto operator*(const A& a, const B& b) { return mul(a, b); }
+/// a / b: st::div (true division).
 template <class A, class B>
 requires detail::Operands<A, B>
 auto operator/(const A& a, const B& b) { return div(a, b); }
+/// -x, elementwise, keeping x's dtype.
 template <Diffable T>
 T operator-(const T& x) {
   return Prims<T>::unary(UnaryOp::neg, x);
 }
 
 // --- comparisons and logic: constants of the operands' level ------------------
-#define STRATA_COMPARE(name, sym, op)                                                 \
-  template <class A, class B>                                                         \
-  requires detail::Operands<A, B> common_level_t<A, B> name(const A& a, const B& b) { \
-    using R = common_level_t<A, B>;                                                   \
-    auto [x, y] = detail::operands(a, b, op_name(op));                                \
-    return Prims<R>::constant(Prims<Tensor>::binary(op, plain(x), plain(y)));         \
-  }                                                                                   \
-  template <class A, class B>                                                         \
-  requires detail::Operands<A, B> common_level_t<A, B>                                \
-  operator sym(const A& a, const B& b) { return name(a, b); }
-STRATA_COMPARE(eq, ==, BinaryOp::eq)
-STRATA_COMPARE(ne, !=, BinaryOp::ne)
-STRATA_COMPARE(lt, <, BinaryOp::lt)
-STRATA_COMPARE(le, <=, BinaryOp::le)
-STRATA_COMPARE(gt, >, BinaryOp::gt)
-STRATA_COMPARE(ge, >=, BinaryOp::ge)
-#undef STRATA_COMPARE
+/// Elementwise a == b as a bool tensor, a constant (no derivative) of the operands'
+/// common level. Operands broadcast and promote like add (ShapeError when they do not
+/// broadcast). Example: `st::eq(x, 0.0)`, or `x == 0.0`.
+template <class A, class B>
+requires detail::Operands<A, B> common_level_t<A, B> eq(const A& a, const B& b) {
+  return detail::lifted_compare(BinaryOp::eq, a, b);
+}
+/// a == b: st::eq.
+template <class A, class B>
+requires detail::Operands<A, B> common_level_t<A, B>
+operator==(const A& a, const B& b) { return eq(a, b); }
+/// Elementwise a != b as a bool tensor, a constant (no derivative) of the operands'
+/// common level. Operands broadcast and promote like add (ShapeError when they do not
+/// broadcast). Example: `st::ne(x, 0.0)`, or `x != 0.0`.
+template <class A, class B>
+requires detail::Operands<A, B> common_level_t<A, B> ne(const A& a, const B& b) {
+  return detail::lifted_compare(BinaryOp::ne, a, b);
+}
+/// a != b: st::ne.
+template <class A, class B>
+requires detail::Operands<A, B> common_level_t<A, B>
+operator!=(const A& a, const B& b) { return ne(a, b); }
+/// Elementwise a < b as a bool tensor, a constant (no derivative) of the operands'
+/// common level. Operands broadcast and promote like add (ShapeError when they do not
+/// broadcast). Example: `st::lt(x, 0.0)`, or `x < 0.0`.
+template <class A, class B>
+requires detail::Operands<A, B> common_level_t<A, B> lt(const A& a, const B& b) {
+  return detail::lifted_compare(BinaryOp::lt, a, b);
+}
+/// a < b: st::lt.
+template <class A, class B>
+requires detail::Operands<A, B> common_level_t<A, B>
+operator<(const A& a, const B& b) { return lt(a, b); }
+/// Elementwise a <= b as a bool tensor, a constant (no derivative) of the operands'
+/// common level. Operands broadcast and promote like add (ShapeError when they do not
+/// broadcast). Example: `st::le(x, 0.0)`, or `x <= 0.0`.
+template <class A, class B>
+requires detail::Operands<A, B> common_level_t<A, B> le(const A& a, const B& b) {
+  return detail::lifted_compare(BinaryOp::le, a, b);
+}
+/// a <= b: st::le.
+template <class A, class B>
+requires detail::Operands<A, B> common_level_t<A, B>
+operator<=(const A& a, const B& b) { return le(a, b); }
+/// Elementwise a > b as a bool tensor, a constant (no derivative) of the operands'
+/// common level. Operands broadcast and promote like add (ShapeError when they do not
+/// broadcast). Example: `st::gt(x, 0.0)`, or `x > 0.0`.
+template <class A, class B>
+requires detail::Operands<A, B> common_level_t<A, B> gt(const A& a, const B& b) {
+  return detail::lifted_compare(BinaryOp::gt, a, b);
+}
+/// a > b: st::gt.
+template <class A, class B>
+requires detail::Operands<A, B> common_level_t<A, B>
+operator>(const A& a, const B& b) { return gt(a, b); }
+/// Elementwise a >= b as a bool tensor, a constant (no derivative) of the operands'
+/// common level. Operands broadcast and promote like add (ShapeError when they do not
+/// broadcast). Example: `st::ge(x, 0.0)`, or `x >= 0.0`.
+template <class A, class B>
+requires detail::Operands<A, B> common_level_t<A, B> ge(const A& a, const B& b) {
+  return detail::lifted_compare(BinaryOp::ge, a, b);
+}
+/// a >= b: st::ge.
+template <class A, class B>
+requires detail::Operands<A, B> common_level_t<A, B>
+operator>=(const A& a, const B& b) { return ge(a, b); }
 
+/// Elementwise not, as a bool constant; any non-zero element counts as true.
+/// Example: `st::logical_not(x > 0)`.
 template <Diffable T>
 T logical_not(const T& x) {
   return Prims<T>::constant(Prims<Tensor>::unary(UnaryOp::logical_not, plain(x)));
 }
+/// Elementwise a and b, as a bool constant; operands broadcast (ShapeError when they do
+/// not) and non-zero counts as true. Example: `st::logical_and(x > 0, x < 1)`.
 template <class A, class B>
 requires detail::Operands<A, B> common_level_t<A, B> logical_and(const A& a, const B& b) {
   auto [x, y] = detail::operands(a, b, "logical_and");
   using R = common_level_t<A, B>;
   return Prims<R>::constant(Prims<Tensor>::binary(BinaryOp::logical_and, plain(x), plain(y)));
 }
+/// Elementwise a or b, as a bool constant; operands broadcast (ShapeError when they do
+/// not) and non-zero counts as true. Example: `st::logical_or(x < -1, x > 1)`.
 template <class A, class B>
 requires detail::Operands<A, B> common_level_t<A, B> logical_or(const A& a, const B& b) {
   auto [x, y] = detail::operands(a, b, "logical_or");
@@ -222,7 +332,11 @@ requires detail::Operands<A, B> common_level_t<A, B> logical_or(const A& a, cons
   return Prims<R>::constant(Prims<Tensor>::binary(BinaryOp::logical_or, plain(x), plain(y)));
 }
 
-/// cond ? a : b elementwise, all three broadcast together; cond is used as a plain bool.
+/// cond ? a : b elementwise. cond, a and b broadcast together (ShapeError when they do
+/// not); a and b promote like add and may be C++ numbers; cond is used as a plain bool
+/// (its derivative is never taken). The unselected branch contributes exactly zero to a
+/// gradient, even where its own derivative is infinite or NaN.
+/// Example: `st::where(x > 0.0, st::sqrt(x), 0.0)`.
 template <class C, class A, class B>
 requires detail::Operands<A, B> &&
     (Diffable<C>)common_level_t<A, B> where(const C& cond, const A& a, const B& b) {
@@ -235,69 +349,113 @@ requires detail::Operands<A, B> &&
 }
 
 // --- elementwise functions ---------------------------------------------------------
-#define STRATA_UNARY(name, op)                          \
-  template <Diffable T>                                 \
-  T name(const T& x) {                                  \
-    return Prims<T>::unary(op, detail::float_input(x)); \
-  }
-STRATA_UNARY(exp, UnaryOp::exp)
-STRATA_UNARY(log, UnaryOp::log)
-STRATA_UNARY(sin, UnaryOp::sin)
-STRATA_UNARY(cos, UnaryOp::cos)
-STRATA_UNARY(sqrt, UnaryOp::sqrt)
-STRATA_UNARY(tanh, UnaryOp::tanh)
-#undef STRATA_UNARY
+/// Elementwise e^x. Same shape as x; floating dtypes are kept, integer and bool
+/// inputs give f32. Example: `st::exp(x)`, or `x.exp()`.
+template <Diffable T>
+T exp(const T& x) {
+  return detail::float_unary(UnaryOp::exp, x);
+}
+/// Elementwise the natural logarithm (NaN below 0, -inf at 0). Same shape as x; floating dtypes are
+/// kept, integer and bool inputs give f32. Example: `st::log(x)`, or `x.log()`.
+template <Diffable T>
+T log(const T& x) {
+  return detail::float_unary(UnaryOp::log, x);
+}
+/// Elementwise sin(x). Same shape as x; floating dtypes are kept, integer and bool
+/// inputs give f32. Example: `st::sin(x)`, or `x.sin()`.
+template <Diffable T>
+T sin(const T& x) {
+  return detail::float_unary(UnaryOp::sin, x);
+}
+/// Elementwise cos(x). Same shape as x; floating dtypes are kept, integer and bool
+/// inputs give f32. Example: `st::cos(x)`, or `x.cos()`.
+template <Diffable T>
+T cos(const T& x) {
+  return detail::float_unary(UnaryOp::cos, x);
+}
+/// Elementwise the square root (NaN below 0). Same shape as x; floating dtypes are kept, integer
+/// and bool inputs give f32. Example: `st::sqrt(x)`, or `x.sqrt()`.
+template <Diffable T>
+T sqrt(const T& x) {
+  return detail::float_unary(UnaryOp::sqrt, x);
+}
+/// Elementwise the hyperbolic tangent. Same shape as x; floating dtypes are kept, integer and bool
+/// inputs give f32. Example: `st::tanh(x)`, or `x.tanh()`.
+template <Diffable T>
+T tanh(const T& x) {
+  return detail::float_unary(UnaryOp::tanh, x);
+}
 
+/// Elementwise |x|, keeping x's shape and dtype (integers stay integers). Its derivative
+/// at 0 is 0. Example: `st::abs(x)`.
 template <Diffable T>
 T abs(const T& x) {
   return Prims<T>::unary(UnaryOp::abs, x);
 }
+/// Elementwise -1, 0 or +1 by the sign of x, keeping x's shape and dtype; its derivative
+/// is 0 everywhere. Example: `st::sign(x)`.
 template <Diffable T>
 T sign(const T& x) {
   return Prims<T>::unary(UnaryOp::sign, x);
 }
-/// 1 / (1 + e^-x), as (tanh(x / 2) + 1) / 2: no overflow for any x.
+/// Elementwise 1 / (1 + e^-x), as (tanh(x / 2) + 1) / 2: no overflow for any x. Same
+/// shape; integer and bool inputs give f32. Example: `st::sigmoid(logits)`.
 template <Diffable T>
 T sigmoid(const T& x) {
   return (tanh(detail::float_input(x) * 0.5) + 1.0) * 0.5;
 }
-/// max(x, 0), with derivative 0 at 0 (as in JAX and PyTorch). NaN stays NaN, and its
-/// derivative there is 1 (the cotangent passes), as in PyTorch's threshold_backward.
+/// Elementwise max(x, 0), with derivative 0 at 0 (as in JAX and PyTorch). NaN stays NaN,
+/// and its derivative there is 1 (the cotangent passes), as in PyTorch's threshold_backward.
+/// Same shape and dtype as x. Example: `st::relu(st::matmul(x, w))`.
 template <Diffable T>
 T relu(const T& x) {
   return where(x <= 0, 0, x);  // NaN <= 0 is false: NaN selects x (one compare, one where)
 }
-/// The tanh approximation of GELU (PyTorch's approximate="tanh").
+/// Elementwise GELU, its tanh approximation (PyTorch's approximate="tanh"). Same shape;
+/// integer and bool inputs give f32. Example: `st::gelu(h)`.
 template <Diffable T>
 T gelu(const T& x) {
   const T f = detail::float_input(x);
   return f * 0.5 * (tanh((f + f * f * f * 0.044715) * 0.7978845608028654) + 1.0);
 }
-/// x * sigmoid(x).
+/// Elementwise x * sigmoid(x) (SiLU, swish). Same shape; integer and bool inputs give
+/// f32. Example: `st::silu(h)`.
 template <Diffable T>
 T silu(const T& x) {
   return x * sigmoid(x);
 }
-/// log(1 + e^x), computed as max(x, 0) + log(1 + e^-|x|): stable for any x.
+/// Elementwise log(1 + e^x), computed as max(x, 0) + log(1 + e^-|x|): stable for any x.
+/// Same shape; integer and bool inputs give f32. Example: `st::softplus(x)`.
 template <Diffable T>
 T softplus(const T& x) {
   const T f = detail::float_input(x);
   return maximum(f, 0) + log(exp(-abs(f)) + 1.0);
 }
+/// Elementwise min(max(x, lo), hi), keeping x's shape and dtype; the derivative is 1
+/// inside [lo, hi] and 0 outside. Example: `st::clamp(p, 1e-7, 1.0 - 1e-7)`.
 template <Diffable T>
 T clamp(const T& x, double lo, double hi) {
   return minimum(maximum(x, lo), hi);
 }
 
 // --- reductions (an empty axes list reduces every axis) ---------------------
+/// The sum over `axes` (every axis when empty; negative axes count from the end), keeping
+/// them as size-1 dims when keepdims. Float dtypes are kept; integer and bool inputs sum
+/// as i64. Throws IndexError for an axis out of range. Example: `st::sum(x, {1}, true)`.
 template <Diffable T>
 T sum(const T& x, const Shape& axes = {}, bool keepdims = false) {
   return Prims<T>::sum(x, detail::reduce_axes(axes, x.shape().ndim()), keepdims);
 }
+/// The maximum over `axes` (every axis when empty), keeping them as size-1 dims when
+/// keepdims; same dtype as x. The gradient is shared equally between tied maxima.
+/// Throws IndexError for an axis out of range, ValueError for an empty reduction.
+/// Example: `st::max(x, {0})`.
 template <Diffable T>
 T max(const T& x, const Shape& axes = {}, bool keepdims = false) {
   return Prims<T>::max(x, detail::reduce_axes(axes, x.shape().ndim()), keepdims);
 }
+/// The minimum over `axes` (every axis when empty), as -max(-x); same dtype as x.
+/// Throws like max. Example: `st::min(x, {1}, true)`.
 template <Diffable T>
 T min(const T& x, const Shape& axes = {}, bool keepdims = false) {
   const Shape ax = detail::checked_axes(axes, x.shape(), "min");
@@ -307,6 +465,9 @@ T min(const T& x, const Shape& axes = {}, bool keepdims = false) {
   }
   return -max(-x, ax, keepdims);
 }
+/// The mean over `axes` (every axis when empty), keeping them as size-1 dims when
+/// keepdims; integer and bool inputs give f32. Throws IndexError for an axis out of
+/// range. Example: `st::mean(x, {0})` averages the rows.
 template <Diffable T>
 T mean(const T& x, const Shape& axes = {}, bool keepdims = false) {
   const Shape ax = detail::reduce_axes(axes, x.shape().ndim());
@@ -314,19 +475,23 @@ T mean(const T& x, const Shape& axes = {}, bool keepdims = false) {
   for (int64_t a : ax) count *= x.shape()[std::size_t(normalize_axis(a, x.shape(), "mean"))];
   return sum(detail::float_input(x), ax, keepdims) / double(count);
 }
-/// Population variance (ddof 0, like numpy.var and jnp.var).
+/// The population variance over `axes` (ddof 0, like numpy.var and jnp.var; every axis
+/// when empty); integer and bool inputs give f32. Example: `st::var(x, {1})`.
 template <Diffable T>
 T var(const T& x, const Shape& axes = {}, bool keepdims = false) {
   detail::checked_axes(axes, x.shape(), "var");
   const T d = detail::float_input(x) - mean(x, axes, true);
   return mean(d * d, axes, keepdims);
 }
+/// The population standard deviation, sqrt(var(x, axes, keepdims)).
+/// Example: `st::std(x)`.
 template <Diffable T>
 T std(const T& x, const Shape& axes = {}, bool keepdims = false) {
   detail::checked_axes(axes, x.shape(), "std");
   return sqrt(var(x, axes, keepdims));
 }
-/// The Frobenius (2-) norm of all elements.
+/// The Frobenius (2-) norm of all elements, a 0-d tensor; integer and bool inputs give
+/// f32. Example: `st::norm(g)`.
 template <Diffable T>
 T norm(const T& x) {
   const T f = detail::float_input(x);
@@ -349,7 +514,10 @@ T max_shift(const T& f, const Shape& ax) {
 }
 }  // namespace detail
 
-/// log(sum(exp(x))) over axes, shifted by the (constant) max for stability.
+/// log(sum(exp(x))) over `axes` (every axis when empty), shifted by the (constant) max for
+/// stability, so large inputs do not overflow and rows of -inf give -inf; over an empty axis
+/// it is -inf (the log of an empty sum). Integer and bool inputs give f32.
+/// Example: `st::logsumexp(logits, {1})`.
 template <Diffable T>
 T logsumexp(const T& x, const Shape& axes = {}, bool keepdims = false) {
   const T f = detail::float_input(x);
@@ -358,6 +526,9 @@ T logsumexp(const T& x, const Shape& axes = {}, bool keepdims = false) {
   const T out = log(sum(exp(f - shift), ax, true)) + shift;
   return keepdims ? out : sum(out, ax, false);  // drops the size-1 axes
 }
+/// exp(x) / sum(exp(x)) along `axis`, stable for large inputs; same shape as x, f32 for
+/// integer and bool inputs. Throws IndexError for an axis out of range.
+/// Example: `st::softmax(logits, -1)`.
 template <Diffable T>
 T softmax(const T& x, int64_t axis) {
   const T f = detail::float_input(x);
@@ -365,23 +536,30 @@ T softmax(const T& x, int64_t axis) {
   const T e = exp(f - detail::max_shift(f, ax));
   return e / sum(e, ax, true);
 }
+/// x - logsumexp(x) along `axis`: the log of softmax, without its underflow. Same shape as
+/// x. Example: `st::log_softmax(logits, 1)`.
 template <Diffable T>
 T log_softmax(const T& x, int64_t axis) {
   const T f = detail::float_input(x);
   return f - logsumexp(f, detail::checked_axes({axis}, f.shape(), "log_softmax"), true);
 }
-/// Position of the first maximum along axis, as an i64 constant (numpy.argmax).
+/// Position of the first maximum along `axis`, as an i64 constant (numpy.argmax); the axis
+/// is dropped unless keepdims. Throws IndexError for an axis out of range, ValueError on an
+/// empty axis. Example: `st::argmax(logits, 1)` gives the predicted classes.
 template <Diffable T>
 T argmax(const T& x, int64_t axis, bool keepdims = false) {
   return Prims<T>::constant(
       Tensor(raw::reduce(ReduceOp::argmax, plain(x).raw(), {axis}, keepdims)));
 }
+/// Position of the first minimum along `axis`, as an i64 constant (numpy.argmin). Throws
+/// like argmax. Example: `st::argmin(d, 0)`.
 template <Diffable T>
 T argmin(const T& x, int64_t axis, bool keepdims = false) {
   return Prims<T>::constant(
       Tensor(raw::reduce(ReduceOp::argmin, plain(x).raw(), {axis}, keepdims)));
 }
-/// Sums x down to `shape` (the transpose of broadcasting x from `shape`).
+/// Sums x down to `shape` (the transpose of broadcasting x from `shape`; shape must
+/// broadcast to x's shape). Example: `st::sum_to(g, b.shape())` reduces a bias gradient.
 template <Diffable T>
 T sum_to(const T& x, const Shape& shape) {
   if (x.shape() == shape) return x;
@@ -444,18 +622,27 @@ T logsumexp(const T& x, I axis, bool keepdims = false) {
 }
 
 // --- movement -----------------------------------------------------------------------
+/// x with a new shape of the same element count (one entry may be -1: inferred); a view
+/// when the strides allow it, else a copy. Throws ShapeError when the counts differ.
+/// Example: `x.reshape({3, -1})`.
 template <Diffable T>
 T reshape(const T& x, const Shape& shape) {
   return Prims<T>::reshape(x, shape);
 }
+/// x with its axes reordered, output axis i being input axis dims[i] (numpy.transpose);
+/// a view. Throws ShapeError unless dims is a permutation. Example: `st::permute(x, {2, 0, 1})`.
 template <Diffable T>
 T permute(const T& x, const Shape& dims) {
   return Prims<T>::permute(x, dims);
 }
+/// x broadcast to `shape` (numpy.broadcast_to): a view with zero strides. Throws ShapeError
+/// when x's shape does not broadcast to it. Example: `st::expand(b, {4, 3})`.
 template <Diffable T>
 T expand(const T& x, const Shape& shape) {
   return Prims<T>::expand(x, shape);
 }
+/// x with axes a and b swapped (a view; negative axes count from the end). Throws
+/// IndexError for an axis out of range. Example: `st::transpose(m, 0, 1)`.
 template <Diffable T>
 T transpose(const T& x, int64_t a, int64_t b) {
   const int64_t n = x.shape().ndim();
@@ -465,6 +652,8 @@ T transpose(const T& x, int64_t a, int64_t b) {
   for (int64_t i = 0; i < n; ++i) dims.push_back(i == a ? b : i == b ? a : i);
   return permute(x, dims);
 }
+/// x without `axis`, which must have size 1 (ShapeError otherwise; IndexError when out of
+/// range). Example: `st::squeeze(col, 1)` turns [n, 1] into [n].
 template <Diffable T>
 T squeeze(const T& x, int64_t axis) {
   axis = normalize_axis(axis, x.shape(), "squeeze");
@@ -476,6 +665,8 @@ T squeeze(const T& x, int64_t axis) {
   s.erase(std::size_t(axis));
   return reshape(x, s);
 }
+/// x with a new size-1 axis at position `axis` (in the result; -1 appends). Example:
+/// `st::unsqueeze(v, 0)` turns [n] into [1, n].
 template <Diffable T>
 T unsqueeze(const T& x, int64_t axis) {
   axis = normalize_axis(axis, x.shape().ndim() + 1, "unsqueeze");
@@ -483,21 +674,28 @@ T unsqueeze(const T& x, int64_t axis) {
   s.insert(std::size_t(axis), 1);
   return reshape(x, s);
 }
+/// x as one dimension of numel() elements (row-major). Example: `st::flatten(img)`.
 template <Diffable T>
 T flatten(const T& x) {
   return reshape(x, {-1});
 }
+/// x reversed along `axis` (a view with a negative stride). Throws IndexError for an axis
+/// out of range. Example: `st::flip(x, 0)`.
 template <Diffable T>
 T flip(const T& x, int64_t axis) {
   return Prims<T>::slice(x, axis, std::nullopt, std::nullopt, -1);
 }
-/// Python's x[start:stop:step] along one axis (a view for plain tensors).
+/// Python's x[start:stop:step] along one axis (a view for plain tensors); bounds clamp like
+/// Python's, st::none is an absent bound, step may be negative. Throws IndexError for an
+/// axis out of range, ValueError for step 0. Example: `st::slice(x, 1, 0, st::none, 2)`.
 template <Diffable T>
 T slice(const T& x, int64_t axis, std::optional<int64_t> start, std::optional<int64_t> stop,
         int64_t step = 1) {
   return Prims<T>::slice(x, axis, start, stop, step);
 }
-/// Pads each axis by (before, after) elements of value (numpy.pad, constant mode).
+/// Pads each axis by (before, after) elements of value (numpy.pad, constant mode); one
+/// pair per axis. Throws ShapeError for a wrong number of pairs, ValueError for a negative
+/// width. Example: `st::pad(x, {{1, 0}, {0, 2}})`.
 template <Diffable T>
 T pad(const T& x, const Pads& pads, double value = 0.0) {
   T out = Prims<T>::pad(x, pads);
@@ -505,11 +703,14 @@ T pad(const T& x, const Pads& pads, double value = 0.0) {
   const Tensor border(raw::pad(raw::full(x.shape(), 0.0, x.dtype(), x.device()), pads, value));
   return out + Prims<T>::constant(border);
 }
+/// x converted to `dtype` (x itself when it already has it); differentiable between float
+/// dtypes. Example: `st::cast(i, st::f64)`.
 template <Diffable T>
 T cast(const T& x, DType dtype) {
   return detail::as_dtype(x, dtype);
 }
-/// Joins tensors along an existing axis; dtypes promote.
+/// Joins tensors along an existing axis; the other dims must agree (ShapeError) and dtypes
+/// promote. Throws ValueError for an empty list. Example: `st::concat({a, b}, 0)`.
 template <Diffable T>
 T concat(const std::vector<T>& xs, int64_t axis) {
   if (xs.empty()) detail::fail<ValueError>("concat", "needs at least one tensor");
@@ -519,11 +720,13 @@ T concat(const std::vector<T>& xs, int64_t axis) {
   for (const T& x : xs) cast_xs.push_back(detail::as_dtype(x, t));
   return Prims<T>::concat(cast_xs, axis);
 }
+/// concat of a braced list: `st::concat({a, b, c}, 1)`.
 template <Diffable T>
 T concat(std::initializer_list<T> xs, int64_t axis) {
   return concat(std::vector<T>(xs), axis);
 }
-/// Joins tensors of one shape along a new axis.
+/// Joins tensors of one shape along a new axis at `axis` (ShapeError when shapes differ,
+/// ValueError for an empty list). Example: `st::stack({a, b}, 0)` gives [2, ...].
 template <Diffable T>
 T stack(const std::vector<T>& xs, int64_t axis) {
   if (xs.empty()) detail::fail<ValueError>("stack", "needs at least one tensor");
@@ -537,11 +740,14 @@ T stack(const std::vector<T>& xs, int64_t axis) {
   }
   return concat(parts, axis < 0 ? axis + xs.front().shape().ndim() + 1 : axis);
 }
+/// stack of a braced list: `st::stack({a, b}, -1)`.
 template <Diffable T>
 T stack(std::initializer_list<T> xs, int64_t axis) {
   return stack(std::vector<T>(xs), axis);
 }
-/// Splits along axis into pieces of the given sizes (which must add up to the axis size).
+/// Splits along axis into views of the given sizes, which must add up to the axis size
+/// (ShapeError otherwise; ValueError for a negative size). Example:
+/// `auto parts = st::split(x, {2, 3}, 1);`
 template <Diffable T>
 std::vector<T> split(const T& x, const std::vector<int64_t>& sizes, int64_t axis) {
   axis = normalize_axis(axis, x.shape(), "split");
@@ -564,8 +770,9 @@ std::vector<T> split(const T& x, const std::vector<int64_t>& sizes, int64_t axis
 }
 
 // --- contraction ---------------------------------------------------------------------
-/// numpy.matmul: 1-D operands become a row / column and lose that dim again;
-/// batch dims broadcast; dtypes promote.
+/// Matrix product (numpy.matmul): [..., m, k] x [..., k, n] -> [..., m, n]. 1-D operands
+/// become a row / column and lose that dim again; batch dims broadcast; dtypes promote.
+/// Throws ShapeError for rank 0 or mismatched k. Example: `st::matmul(x, w)`.
 template <class A, class B>
 requires detail::Operands<A, B> &&
     (!Scalar<A>)&&(!Scalar<B>)common_level_t<A, B> matmul(const A& a, const B& b) {
@@ -586,7 +793,7 @@ requires detail::Operands<A, B> &&
   if (vec_a) out = squeeze(out, vec_b ? -1 : -2);
   return out;
 }
-/// Inner product of two vectors; matmul otherwise.
+/// Inner product of two vectors (a 0-d tensor); matmul otherwise. Example: `st::dot(u, v)`.
 template <class A, class B>
 requires detail::Operands<A, B> &&
     (!Scalar<A>)&&(!Scalar<B>)common_level_t<A, B> dot(const A& a, const B& b) {
@@ -594,11 +801,16 @@ requires detail::Operands<A, B> &&
 }
 
 // --- construction helpers -------------------------------------------------------------
-/// Integer positions idx as one-hot rows of length n (a plain constant).
+/// Integer positions idx (any shape, i32 or i64) as one-hot rows of length n: shape
+/// idx.shape() + [n], a plain constant. Throws IndexError for a position outside [0, n).
+/// Example: `st::one_hot(labels, 10)`.
 Tensor one_hot(const Tensor& idx, int64_t n, DType dtype = f32);
-/// x with the elements above diagonal k (below, for triu) set to zero.
+/// x with the elements above diagonal k set to zero, over the last two axes (numpy.tril;
+/// k > 0 keeps diagonals above). Throws ShapeError for rank < 2. Example: `st::tril(m)`.
 template <Diffable T>
 T tril(const T& x, int64_t k = 0);
+/// x with the elements below diagonal k set to zero, over the last two axes (numpy.triu).
+/// Throws ShapeError for rank < 2. Example: `st::triu(m, 1)`.
 template <Diffable T>
 T triu(const T& x, int64_t k = 0);
 
@@ -623,41 +835,94 @@ T triu(const T& x, int64_t k) {
 }
 
 // --- the Ops mixin's methods ------------------------------------------------------------
-#define STRATA_METHOD0(name)     \
-  template <class D>             \
-  D Ops<D>::name() const {       \
-    return strata::name(self()); \
-  }
-STRATA_METHOD0(exp)
-STRATA_METHOD0(log)
-STRATA_METHOD0(sin)
-STRATA_METHOD0(cos)
-STRATA_METHOD0(sqrt)
-STRATA_METHOD0(tanh)
-STRATA_METHOD0(abs)
-STRATA_METHOD0(sign)
-STRATA_METHOD0(sigmoid)
-STRATA_METHOD0(relu)
-STRATA_METHOD0(gelu)
-STRATA_METHOD0(silu)
-STRATA_METHOD0(softplus)
-STRATA_METHOD0(norm)
-STRATA_METHOD0(flatten)
-#undef STRATA_METHOD0
-
-#define STRATA_REDUCE_METHOD(name)                         \
-  template <class D>                                       \
-  D Ops<D>::name(const Shape& axes, bool keepdims) const { \
-    return strata::name(self(), axes, keepdims);           \
-  }
-STRATA_REDUCE_METHOD(sum)
-STRATA_REDUCE_METHOD(mean)
-STRATA_REDUCE_METHOD(max)
-STRATA_REDUCE_METHOD(min)
-STRATA_REDUCE_METHOD(var)
-STRATA_REDUCE_METHOD(std)
-STRATA_REDUCE_METHOD(logsumexp)
-#undef STRATA_REDUCE_METHOD
+template <class D>
+D Ops<D>::exp() const {
+  return strata::exp(self());
+}
+template <class D>
+D Ops<D>::log() const {
+  return strata::log(self());
+}
+template <class D>
+D Ops<D>::sin() const {
+  return strata::sin(self());
+}
+template <class D>
+D Ops<D>::cos() const {
+  return strata::cos(self());
+}
+template <class D>
+D Ops<D>::sqrt() const {
+  return strata::sqrt(self());
+}
+template <class D>
+D Ops<D>::tanh() const {
+  return strata::tanh(self());
+}
+template <class D>
+D Ops<D>::abs() const {
+  return strata::abs(self());
+}
+template <class D>
+D Ops<D>::sign() const {
+  return strata::sign(self());
+}
+template <class D>
+D Ops<D>::sigmoid() const {
+  return strata::sigmoid(self());
+}
+template <class D>
+D Ops<D>::relu() const {
+  return strata::relu(self());
+}
+template <class D>
+D Ops<D>::gelu() const {
+  return strata::gelu(self());
+}
+template <class D>
+D Ops<D>::silu() const {
+  return strata::silu(self());
+}
+template <class D>
+D Ops<D>::softplus() const {
+  return strata::softplus(self());
+}
+template <class D>
+D Ops<D>::norm() const {
+  return strata::norm(self());
+}
+template <class D>
+D Ops<D>::flatten() const {
+  return strata::flatten(self());
+}
+template <class D>
+D Ops<D>::sum(const Shape& axes, bool keepdims) const {
+  return strata::sum(self(), axes, keepdims);
+}
+template <class D>
+D Ops<D>::mean(const Shape& axes, bool keepdims) const {
+  return strata::mean(self(), axes, keepdims);
+}
+template <class D>
+D Ops<D>::max(const Shape& axes, bool keepdims) const {
+  return strata::max(self(), axes, keepdims);
+}
+template <class D>
+D Ops<D>::min(const Shape& axes, bool keepdims) const {
+  return strata::min(self(), axes, keepdims);
+}
+template <class D>
+D Ops<D>::var(const Shape& axes, bool keepdims) const {
+  return strata::var(self(), axes, keepdims);
+}
+template <class D>
+D Ops<D>::std(const Shape& axes, bool keepdims) const {
+  return strata::std(self(), axes, keepdims);
+}
+template <class D>
+D Ops<D>::logsumexp(const Shape& axes, bool keepdims) const {
+  return strata::logsumexp(self(), axes, keepdims);
+}
 
 // The one-axis reductions and argmax/argmin as methods.
 template <class D>

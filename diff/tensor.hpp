@@ -15,18 +15,30 @@
 
 namespace strata {
 
+/// The plain tensor: an n-dimensional array of one dtype (bool, i32, i64, f32, f64) on one
+/// device, with every op as a free function (`st::exp(x)`) and a method (`x.exp()`).
+/// Copies are cheap and share the data (views too); ops return new tensors. Example:
+/// `st::Tensor x = st::from_vector(std::vector<float>{1, 2, 3, 4}, {2, 2});`
 class Tensor : public Ops<Tensor> {
  public:
   /// An undefined tensor; most operations on it throw ValueError.
   Tensor() = default;
+  /// The tensor whose value is `raw` (shares its storage).
   explicit Tensor(RawTensor raw) : raw_(std::move(raw)) {}
 
+  /// The value underneath: storage, layout, dtype.
   const RawTensor& raw() const { return raw_; }
+  /// False for a default-constructed tensor.
   bool defined() const { return raw_.defined(); }
+  /// The size of each dimension: `x.shape()` prints as [2, 3].
   const Shape& shape() const { return raw_.shape(); }
+  /// The number of dimensions (0 for a scalar tensor).
   int64_t ndim() const { return raw_.ndim(); }
+  /// The number of elements (1 for a 0-d tensor).
   int64_t numel() const { return raw_.numel(); }
+  /// The element type.
   DType dtype() const { return raw_.dtype(); }
+  /// Where the data lives; ValueError for an undefined tensor.
   Device device() const;
 
   /// The elements in row-major order, converted to T (like numpy's tolist()).
@@ -44,11 +56,19 @@ class Tensor : public Ops<Tensor> {
   // In-place updates (for optimisers): write through to the storage, shared
   // by every view, and bump its version so a pending backward pass that saved
   // this value notices. `other` broadcasts to this shape and is cast to its dtype.
+  // ShapeError when `other` does not broadcast to this shape.
+
+  /// *this += other, in place: `w.add_(g)`.
   Tensor& add_(const Tensor& other);
+  /// *this -= other, in place: `w.sub_(g * 0.1)`.
   Tensor& sub_(const Tensor& other);
+  /// *this *= other, in place.
   Tensor& mul_(const Tensor& other);
+  /// *this /= other, in place (integer tensors divide truncating toward zero).
   Tensor& div_(const Tensor& other);
+  /// Overwrites every element with other's, in place (other cast to this dtype).
   Tensor& copy_(const Tensor& other);
+  /// Sets every element to value, in place: `m.fill_(0.0)`.
   Tensor& fill_(double value);
 
  private:
@@ -58,6 +78,9 @@ class Tensor : public Ops<Tensor> {
 /// The primitives of the bottom level: the raw primitives on the plain value.
 template <>
 struct Prims<Tensor> {
+  /// @{
+  /// The raw primitive of the same name (raw/ops.hpp) on the plain values; constant(t) is t
+  /// and plain(x) is x. Throws what the raw primitive throws.
   static Tensor unary(UnaryOp op, const Tensor& x);
   static Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b);
   static Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
@@ -76,12 +99,15 @@ struct Prims<Tensor> {
   static Tensor index_add(const Tensor& x, int64_t axis, const Tensor& idx, const Tensor& src);
   static Tensor constant(const Tensor& t) { return t; }
   static const Tensor& plain(const Tensor& x) { return x; }
+  /// @}
 };
 
 /// NumPy-like printing (raw/print.cpp).
 std::ostream& operator<<(std::ostream& os, const Tensor& t);
 
-/// A tensor holding a copy of `data` with the given shape (dtype from T).
+/// A tensor holding a copy of `data` with the given shape, dtype from T (float: f32, double:
+/// f64, int32_t, int64_t, bool). ShapeError when data.size() is not the shape's element count.
+/// Example: `st::from_vector(std::vector<double>{1, 2, 3, 4, 5, 6}, {2, 3})`.
 template <Element T>
 Tensor from_vector(const std::vector<T>& data, const Shape& shape);
 /// A 1-D tensor holding a copy of `data`.
@@ -90,8 +116,12 @@ Tensor from_vector(const std::vector<T>& data) {
   return from_vector(data, Shape{static_cast<int64_t>(data.size())});
 }
 
+/// A tensor of zeros: `st::zeros({2, 3})` (f32), `st::zeros({2, 3}, st::f64)`. ValueError for a
+/// negative dim or an element count that overflows.
 Tensor zeros(const Shape& shape, DType dtype = f32, Device device = Device::cpu());
+/// A tensor of ones: `st::ones({3}, st::f64)`. Throws like zeros.
 Tensor ones(const Shape& shape, DType dtype = f32, Device device = Device::cpu());
+/// A tensor whose every element is value, cast to dtype: `st::full({2}, 1.5, st::f64)`.
 Tensor full(const Shape& shape, double value, DType dtype = f32, Device device = Device::cpu());
 /// start, start + step, ... below stop; i64 unless told otherwise (numpy.arange).
 Tensor arange(double start, double stop, double step = 1, DType dtype = i64,

@@ -15,16 +15,18 @@
 
 namespace strata::nn {
 
+/// One mini-batch: the selected rows of the inputs and of the targets.
 struct Batch {
   Tensor x;  ///< inputs[indices]
   Tensor y;  ///< targets[indices]
 };
 
+/// Mini-batches of (inputs, targets) along axis 0, reshuffled each epoch from (seed, epoch).
 class BatchIterator {
  public:
-  /// inputs and targets must have the same (nonzero) length along axis 0;
-  /// batch_size > 0. Without shuffle, samples come in order. With drop_last,
-  /// a final batch smaller than batch_size is skipped.
+  /// inputs and targets must have the same (nonzero) length along axis 0 (ShapeError,
+  /// ValueError otherwise); batch_size > 0 (ValueError). Without shuffle, samples come in order.
+  /// With drop_last, a final batch smaller than batch_size is skipped.
   BatchIterator(Tensor inputs, Tensor targets, int64_t batch_size, uint64_t seed,
                 bool shuffle = true, bool drop_last = false);
 
@@ -32,6 +34,7 @@ class BatchIterator {
   /// (the following call starts the next epoch with a new order).
   std::optional<Batch> next();
 
+  /// The number of samples (the inputs' length along axis 0).
   int64_t num_samples() const { return n_; }
   /// Batches per epoch.
   int64_t num_batches() const;

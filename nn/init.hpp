@@ -10,6 +10,7 @@
 
 #include "diff/tensor.hpp"
 
+/// Seeded parameter initialisers (torch.nn.init's).
 namespace strata::nn::init {
 
 /// Uniform on [lo, hi) (torch.nn.init.uniform_); ValueError unless lo <= hi.

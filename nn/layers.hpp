@@ -22,7 +22,16 @@
 namespace strata::nn {
 
 // --- activations ------------------------------------------------------------
-enum class Activation { identity, relu, tanh, sigmoid, gelu, silu, softplus };
+/// The activation functions a layer can apply, by name.
+enum class Activation {
+  identity,  ///< x
+  relu,      ///< st::relu
+  tanh,      ///< st::tanh
+  sigmoid,   ///< st::sigmoid
+  gelu,      ///< st::gelu (tanh approximation)
+  silu,      ///< st::silu
+  softplus   ///< st::softplus
+};
 
 /// The activation's name ("relu", ...).
 std::string_view activation_name(Activation a);
@@ -71,6 +80,9 @@ class Linear {
   /// PyTorch's default initialisation: weight and bias U(-1/sqrt(in), 1/sqrt(in)).
   Params init(uint64_t seed) const;
 
+  /// x [..., in] -> [..., out] with the parameters in p, at any level of T and X. Throws
+  /// ValueError for a missing parameter, ShapeError for a wrong parameter or input shape.
+  /// Example: `st::Tensor y = layer(params, x);`
   template <Diffable T, Diffable X>
   common_level_t<T, X> operator()(const ParamsOf<T>& p, const X& x) const {
     detail::check_linear_input(x.shape(), in_, "Linear");
@@ -86,10 +98,15 @@ class Linear {
     return y + b;
   }
 
+  /// The input width.
   int64_t in_features() const { return in_; }
+  /// The output width.
   int64_t out_features() const { return out_; }
+  /// Whether the layer adds a bias.
   bool has_bias() const { return bias_; }
+  /// The weight's parameter name (prefix + "weight").
   const std::string& weight_name() const { return weight_name_; }
+  /// The bias's parameter name (prefix + "bias").
   const std::string& bias_name() const { return bias_name_; }
 
  private:
@@ -105,12 +122,15 @@ class Linear {
 /// and "i.bias" (i counts Linear layers from 0).
 class MLP {
  public:
+  /// widths = {in, hidden..., out}, at least two entries, each > 0 (ValueError otherwise).
   explicit MLP(std::vector<int64_t> widths, Activation activation = Activation::relu,
                DType dtype = f32);
 
   /// Each layer initialised like Linear::init, layer i from derive_seed(seed, i).
   Params init(uint64_t seed) const;
 
+  /// x [..., in] -> [..., out] through every layer. Throws like Linear's call.
+  /// Example: `st::Tensor logits = model(params, x);`
   template <Diffable T, Diffable X>
   common_level_t<T, X> operator()(const ParamsOf<T>& p, const X& x) const {
     common_level_t<T, X> h = layers_.front()(p, x);
@@ -118,8 +138,11 @@ class MLP {
     return h;
   }
 
+  /// The Linear layers, first to last.
   const std::vector<Linear>& layers() const { return layers_; }
+  /// {in, hidden..., out}.
   const std::vector<int64_t>& widths() const { return widths_; }
+  /// The activation between layers.
   Activation activation() const { return activation_; }
 
  private:
@@ -134,11 +157,14 @@ class MLP {
 /// is a scatter-add into the rows that were looked up (index_add).
 class Embedding {
  public:
+  /// A table of num_embeddings rows of dim values; the parameter is prefix + "weight".
   Embedding(int64_t num_embeddings, int64_t dim, DType dtype = f32, std::string prefix = "");
 
   /// PyTorch's default: weight N(0, 1).
   Params init(uint64_t seed) const;
 
+  /// The rows at `indices`: shape indices.shape() ++ [dim]. Throws IndexError for an index
+  /// outside [0, num), DTypeError for non-integer indices.
   template <Diffable T>
   T operator()(const ParamsOf<T>& p, const Tensor& indices) const {
     const T& w = parameter(p, weight_name_, "Embedding");
@@ -147,8 +173,11 @@ class Embedding {
     return Prims<T>::index_select(w, 0, indices);
   }
 
+  /// The number of rows.
   int64_t num_embeddings() const { return num_; }
+  /// The width of a row.
   int64_t dim() const { return dim_; }
+  /// The table's parameter name (prefix + "weight").
   const std::string& weight_name() const { return weight_name_; }
 
  private:

@@ -28,6 +28,7 @@ class Optimizer {
   void reset();
   /// The number of steps taken since construction or reset().
   int64_t steps() const { return t_; }
+  /// The learning rate.
   double lr() const { return lr_; }
   /// Changes the learning rate (for schedules); must be finite and >= 0.
   void set_lr(double lr);
@@ -37,19 +38,22 @@ class Optimizer {
   /// by init_state), a scratch buffer (which also records the parameter's
   /// shape, dtype and device), and 0-d coefficient tensors of its dtype.
   struct State {
-    Tensor a, b, scratch;
-    Tensor c[4];
-    int64_t t = 0;  ///< this parameter's step count (1 at its first update)
+    Tensor a;        ///< first state buffer (momentum, first moment)
+    Tensor b;        ///< second state buffer (second moment)
+    Tensor scratch;  ///< per-step workspace shaped like the parameter
+    Tensor c[4];     ///< 0-d per-step coefficients
+    int64_t t = 0;   ///< this parameter's step count (1 at its first update)
   };
+  /// Checks lr (finite, >= 0; ValueError) and records the name used in error messages.
   Optimizer(double lr, std::string_view name);
   /// Allocates st.a and st.b as the optimiser needs, for parameter p.
   virtual void init_state(State& st, const Tensor& p) const = 0;
   /// The update of one parameter at its step st.t (1-based), in place.
   virtual void update(Tensor& p, const Tensor& g, State& st) const = 0;
 
-  double lr_;
-  int64_t t_ = 0;
-  std::string name_;
+  double lr_;            ///< the learning rate
+  int64_t t_ = 0;        ///< steps taken
+  std::string name_;     ///< "SGD", "Adam", ...
   std::string step_op_;  ///< "<name>.step", for error messages
 
  private:
@@ -62,6 +66,8 @@ class Optimizer {
 ///   p -= lr (nesterov ? g + momentum buf : buf)   (buf = g when momentum is 0).
 class SGD : public Optimizer {
  public:
+  /// SGD with the given learning rate, momentum, L2 weight decay and Nesterov flag (all
+  /// finite, >= 0; ValueError otherwise). Example: `st::nn::SGD opt(0.1, 0.9);`
   explicit SGD(double lr, double momentum = 0.0, double weight_decay = 0.0, bool nesterov = false);
 
  private:
@@ -73,11 +79,11 @@ class SGD : public Optimizer {
 
 /// The hyperparameters of Adam and AdamW.
 struct AdamOptions {
-  double lr = 1e-3;
-  double beta1 = 0.9;
-  double beta2 = 0.999;
-  double eps = 1e-8;
-  double weight_decay = 0.0;
+  double lr = 1e-3;           ///< learning rate
+  double beta1 = 0.9;         ///< decay of the first moment, in [0, 1)
+  double beta2 = 0.999;       ///< decay of the second moment, in [0, 1)
+  double eps = 1e-8;          ///< added to the denominator
+  double weight_decay = 0.0;  ///< L2 (Adam) or decoupled (AdamW) decay
 };
 
 /// Adam (Kingma & Ba, 2015, Algorithm 1), with torch.optim.Adam's L2 weight
@@ -86,10 +92,14 @@ struct AdamOptions {
 ///   p -= lr (m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + eps).
 class Adam : public Optimizer {
  public:
+  /// Adam with default betas: `st::nn::Adam opt(1e-2);`
   explicit Adam(double lr = 1e-3) : Adam(AdamOptions{.lr = lr}) {}
+  /// Adam with every hyperparameter: `st::nn::Adam opt({.lr = 1e-2, .beta2 = 0.99});`
+  /// ValueError for a negative or non-finite value or a beta outside [0, 1).
   explicit Adam(const AdamOptions& o) : Adam(o, false, "Adam") {}
 
  protected:
+  /// Adam (decoupled = false) or AdamW (decoupled = true), named `name` in errors.
   Adam(const AdamOptions& o, bool decoupled, std::string_view name);
 
  private:
@@ -104,8 +114,10 @@ class Adam : public Optimizer {
 /// the paper's with the schedule multiplier equal to lr). Default decay 0.01.
 class AdamW : public Adam {
  public:
+  /// AdamW with default betas: `st::nn::AdamW opt(1e-3, 0.01);`
   explicit AdamW(double lr = 1e-3, double weight_decay = 1e-2)
       : AdamW(AdamOptions{.lr = lr, .weight_decay = weight_decay}) {}
+  /// AdamW with every hyperparameter (o.weight_decay is the decoupled decay).
   explicit AdamW(const AdamOptions& o) : Adam(o, true, "AdamW") {}
 };
 

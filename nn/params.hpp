@@ -12,6 +12,7 @@
 #include "core/error.hpp"
 #include "diff/tensor.hpp"
 
+/// Neural-network building blocks: parameters, layers, losses, optimisers, data.
 namespace strata::nn {
 
 /// Named parameters (or gradients) of plain tensors.

@@ -15,12 +15,20 @@
 
 namespace strata {
 
-enum class RandomKind : uint8_t { uniform, normal };
+/// The distribution of Backend::random.
+enum class RandomKind : uint8_t {
+  uniform,  ///< uniform on [0, 1)
+  normal    ///< standard normal
+};
 
+/// The kernels of one device (CPU, or one CUDA device): what raw/ops.cpp calls after it has
+/// validated the arguments and allocated the outputs. Users reach it through backend_for.
 class Backend {
  public:
   virtual ~Backend() = default;
+  /// The device this backend computes on.
   virtual Device device() const = 0;
+  /// The caching allocator of that device.
   virtual CachingAllocator& allocator() = 0;
 
   /// out[...] = value (out may be any non-overlapping view).
@@ -36,10 +44,12 @@ class Backend {
   /// Host bytes in row-major order <- x (any layout).
   virtual void to_host(const RawTensor& x, void* dst) = 0;
 
+  /// out[...] = op(x[...]); x has out's shape (and dtype, except for logical_not).
   virtual void unary(UnaryOp op, const RawTensor& out, const RawTensor& x) = 0;
   /// out may be a view aliasing a exactly (in-place ops); a and b have out's shape.
   virtual void binary(BinaryOp op, const RawTensor& out, const RawTensor& a,
                       const RawTensor& b) = 0;
+  /// out[...] = cond[...] ? a[...] : b[...]; all of out's shape, cond bool.
   virtual void where(const RawTensor& out, const RawTensor& cond, const RawTensor& a,
                      const RawTensor& b) = 0;
   /// out has x's shape with the reduced axes set to 1 (keepdims); axes sorted, unique.

@@ -11,6 +11,7 @@
 #include "raw/primitives.hpp"
 #include "raw/raw_tensor.hpp"
 
+/// The primitives on RawTensor, validated; the layer every Tensor op ends in.
 namespace strata::raw {
 
 // --- creation ---------------------------------------------------------------
@@ -37,6 +38,8 @@ void to_host(const RawTensor& x, void* dst);
 RawTensor to_device(const RawTensor& x, Device device);
 
 // --- elementwise --------------------------------------------------------------
+/// op applied to every element (raw/primitives.hpp lists the ops and their dtypes); DTypeError
+/// for a dtype the op does not support (e.g. exp of an integer tensor).
 RawTensor unary(UnaryOp op, const RawTensor& x);
 /// a and b must have the same shape and dtype (broadcasting is a composite).
 RawTensor binary(BinaryOp op, const RawTensor& a, const RawTensor& b);

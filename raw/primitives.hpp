@@ -60,8 +60,11 @@ enum class ReduceOp : uint8_t {
   argmin,  ///< i64 position of the first min   (numpy.argmin)
 };
 
+/// The op's name as error messages spell it ("exp", ...).
 std::string_view op_name(UnaryOp op);
+/// The op's name as error messages spell it ("add", ...).
 std::string_view op_name(BinaryOp op);
+/// The op's name as error messages spell it ("sum", ...).
 std::string_view op_name(ReduceOp op);
 
 /// True for eq, ne, lt, le, gt, ge (bool results).

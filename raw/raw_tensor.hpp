@@ -15,6 +15,8 @@
 
 namespace strata {
 
+/// The value under every Tensor: shared storage, a layout (shape, strides, offset) and a
+/// dtype. Immutable; copies share the storage. Tensor::raw() reaches it; most programs never do.
 class RawTensor {
  public:
   /// An undefined tensor (no storage); defined() is false.
@@ -22,16 +24,27 @@ class RawTensor {
   /// A view of `storage` through `layout`; throws ValueError if the layout reaches outside it.
   RawTensor(std::shared_ptr<Storage> storage, Layout layout, DType dtype);
 
+  /// False for a default-constructed tensor.
   bool defined() const { return storage_ != nullptr; }
+  /// Shape, strides and offset.
   const Layout& layout() const { return layout_; }
+  /// The size of each dimension.
   const Shape& shape() const { return layout_.shape; }
+  /// The step of each dimension, in elements (zero or negative for views).
   const Strides& strides() const { return layout_.strides; }
+  /// The storage index of element (0, 0, ...).
   int64_t offset() const { return layout_.offset; }
+  /// The number of dimensions.
   int64_t ndim() const { return layout_.ndim(); }
+  /// The number of elements.
   int64_t numel() const { return layout_.numel(); }
+  /// The element type.
   DType dtype() const { return dtype_; }
+  /// The device of the storage.
   Device device() const { return storage_->device(); }
+  /// Whether the elements form one dense row-major run (Layout::is_contiguous).
   bool is_contiguous() const { return layout_.is_contiguous(); }
+  /// The shared storage.
   const std::shared_ptr<Storage>& storage() const { return storage_; }
   /// Bumped by every in-place write to the storage (any view of it).
   uint64_t version() const { return storage_->version(); }
@@ -47,16 +60,24 @@ class RawTensor {
   }
 
   // Views: each shares storage and only rewrites the layout (core/layout.hpp).
+  /// A view with the axes reordered (Layout::permute).
   RawTensor permute(const Shape& dims) const { return view(layout_.permute(dims)); }
+  /// A view with axes a and b swapped.
   RawTensor transpose(int64_t a, int64_t b) const { return view(layout_.transpose(a, b)); }
+  /// A view broadcast to shape (zero strides).
   RawTensor expand(const Shape& shape) const { return view(layout_.expand(shape)); }
+  /// A view of start:stop:step along axis (Python's clamping).
   RawTensor slice(int64_t axis, std::optional<int64_t> start, std::optional<int64_t> stop,
                   int64_t step = 1) const {
     return view(layout_.slice(axis, start, stop, step));
   }
+  /// A view of position index along axis, without that axis.
   RawTensor select(int64_t axis, int64_t index) const { return view(layout_.select(axis, index)); }
+  /// A view reversed along axis.
   RawTensor flip(int64_t axis) const { return view(layout_.flip(axis)); }
+  /// A view without the size-1 axis.
   RawTensor squeeze(int64_t axis) const { return view(layout_.squeeze(axis)); }
+  /// A view with a new size-1 axis at axis.
   RawTensor unsqueeze(int64_t axis) const { return view(layout_.unsqueeze(axis)); }
   /// The same storage under another layout (validated against the storage size;
   /// errors name "view").
