@@ -79,26 +79,34 @@ class Ops {
   D logsumexp(const Shape& axes = {}, bool keepdims = false) const;
   /// The 2-norm over `axes` (numpy.linalg.norm of the flattened axes).
   D norm(const Shape& axes, bool keepdims = false) const;
-  /// The same reductions over one axis given as an integer, negative from the end:
-  /// x.sum(1), x.mean(-1, true) (a list of axes is the Shape overload above).
+  /// sum over one axis given as an integer, negative from the end (st::sum): `x.sum(1)`;
+  /// a list of axes is the Shape overload above. Throws IndexError for an axis out of range.
   template <AxisIndex I>
   D sum(I axis, bool keepdims = false) const;
+  /// mean over one integer axis (st::mean): `x.mean(-1, true)`.
   template <AxisIndex I>
   D mean(I axis, bool keepdims = false) const;
+  /// max over one integer axis (st::max): `x.max(0)`.
   template <AxisIndex I>
   D max(I axis, bool keepdims = false) const;
+  /// min over one integer axis (st::min): `x.min(0)`.
   template <AxisIndex I>
   D min(I axis, bool keepdims = false) const;
+  /// Population variance over one integer axis (st::var): `x.var(1)`.
   template <AxisIndex I>
   D var(I axis, bool keepdims = false) const;
+  /// Population standard deviation over one integer axis (st::std): `x.std(1)`.
   template <AxisIndex I>
   D std(I axis, bool keepdims = false) const;
+  /// The 2-norm over one integer axis (st::norm): `x.norm(-1)`.
   template <AxisIndex I>
   D norm(I axis, bool keepdims = false) const;
+  /// log(sum(exp(x))) over one integer axis, stable (st::logsumexp): `x.logsumexp(-1)`.
   template <AxisIndex I>
   D logsumexp(I axis, bool keepdims = false) const;
-  /// Position of the first maximum (minimum) along axis, an i64 constant.
+  /// Position of the first maximum along axis, an i64 constant (st::argmax).
   D argmax(int64_t axis, bool keepdims = false) const;
+  /// Position of the first minimum along axis, an i64 constant (st::argmin).
   D argmin(int64_t axis, bool keepdims = false) const;
   /// softmax along axis (st::softmax): `logits.softmax(-1)`.
   D softmax(int64_t axis) const;
