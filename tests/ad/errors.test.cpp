@@ -155,7 +155,8 @@ TEST_CASE("in-place writes to values a pending backward pass saved", "[ad]") {
     // sin keeps its input: writing into x then raises.
     auto [y2, pullback2] = st::vjp([&](const auto& a) { return st::sum(st::sin(a) * w); }, x);
     x.add_(st::full({}, 1.0, st::f64));
-    CHECK_THAT(message_of<st::ValueError>([&, &pb = pullback2] { pb(seed); }), Contains("in place"));
+    CHECK_THAT(message_of<st::ValueError>([&, &pb = pullback2] { pb(seed); }),
+               Contains("in place"));
   }
   SECTION("copy_ into a view of x's storage") {
     // sin keeps its input x, so rewriting x through a view must be caught.
