@@ -6,6 +6,7 @@
 /// its node on that tape. No tape means a constant. Each primitive computes
 /// its primal on T and records the pullbacks of its rule (ad/rules.hpp), in
 /// T ops, on the tape; values of two different tapes never mix.
+#include <array>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -98,20 +99,23 @@ struct Prims<Reverse<T>> {
     T y = P::binary(op, a.primal(), b.primal());
     if (!tape) return R(y);
     std::vector<Edge> edges;
-    std::vector<const Tensor*> saved;
+    // Each edge keeps only what its rule reads (its residuals); the tape
+    // version-checks them, so they stay alive here until recorded.
+    std::array<Kept, 6> res;
     for (int which = 0; which < 2; ++which) {
       const R& in = which == 0 ? a : b;
       if (in.is_constant()) continue;
-      // Each edge keeps only what its rule reads (its residuals).
       const unsigned k = rules::keeps(op, which);
-      const Kept ak = kept(k & rules::keep_a, a.primal()), bk = kept(k & rules::keep_b, b.primal()),
-                 yk = kept(k & rules::keep_out, y);
-      for (const Tensor* v : saved_of({&ak, &bk, &yk})) saved.push_back(v);
-      edges.push_back({in.id(), [op, which, ak, bk, yk](const T& ct) {
+      Kept* r = &res[std::size_t(3 * which)];
+      r[0] = kept(k & rules::keep_a, a.primal());
+      r[1] = kept(k & rules::keep_b, b.primal());
+      r[2] = kept(k & rules::keep_out, y);
+      edges.push_back({in.id(), [op, which, ak = r[0], bk = r[1], yk = r[2]](const T& ct) {
                          return rules::binary(op, which, get(ak), get(bk), get(yk), ct);
                        }});
     }
-    return record(y, std::move(edges), saved, tape);
+    return record(y, std::move(edges),
+                  saved_of({&res[0], &res[1], &res[2], &res[3], &res[4], &res[5]}), tape);
   }
   static R where(const Tensor& cond, const R& a, const R& b) {
     auto tape = common_tape({&a, &b}, "where");
