@@ -69,10 +69,11 @@ demo: build
 bench: bench-deps build
 	./$(BUILD)/bench/strata_bench --out $(BUILD)/bench/results.json
 
-# The whole test suite again, built with AddressSanitizer and UBSan (and
-# without CUDA, so CI also checks the CPU-only build).
-test-sanitize: deps
-	cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTRATA_SANITIZE=ON -DSTRATA_CUDA=OFF \
+# The whole test suite again, built with clang 14, AddressSanitizer and UBSan
+# (and without CUDA, so CI also checks the CPU-only build). With `make test`
+# (gcc 12) it is how CI builds and runs everything with both compilers.
+test-sanitize: clang-deps
+	CC=clang CXX=clang++ cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTRATA_SANITIZE=ON -DSTRATA_CUDA=OFF \
 	  -DSTRATA_BUILD_TESTS=ON -DSTRATA_BUILD_EXAMPLES=ON -DSTRATA_BUILD_BENCH=OFF $(CMAKE_FLAGS)
 	cmake --build $(SAN_BUILD) -j$(JOBS)
 	cd $(SAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
