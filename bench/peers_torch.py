@@ -13,7 +13,7 @@ must be set before torch loads, so this script sets them first.
   peers_torch.py --out FILE [--filter SUBSTRING] [--reps N]
 
 Writes {"config": ..., "results": [{"name", "median", "min", "max", "reps"}]}
-with times in milliseconds. Results are new tensors, as a user gets them.
+with times in milliseconds ({"name", "error"} for a row that raised). Results are new tensors, as a user gets them.
 Where torch sees a CUDA device it also times the cuda_* rows of
 bench/gpu_workloads.cpp (bench/gpu_check.sh runs them with --filter cuda_).
 """
@@ -306,7 +306,12 @@ def main():
         if args.filter and args.filter not in name:
             continue
         reps = max(reps, args.reps) if name.startswith("mlp") else args.reps
-        ts = timed(make(), reps, warmup)
+        try:
+            ts = timed(make(), reps, warmup)
+        except Exception as e:  # one failing row must not cost the others
+            print(f"pytorch peer: {name}: {type(e).__name__}: {e}", file=sys.stderr)
+            rows.append({"name": name, "error": f"{type(e).__name__}: {e}"})
+            continue
         rows.append({"name": name, "median": statistics.median(ts), "min": min(ts),
                      "max": max(ts), "reps": reps})
     config = {

@@ -133,6 +133,11 @@ std::map<std::string, Timing> run_torch(const std::string& filter, int reps,
   config = j["config"];
   std::printf("peer pytorch: %s\n", config.dump().c_str());
   for (const auto& r : j["results"]) {
+    if (r.contains("error")) {
+      std::printf("peer pytorch: %s: %s\n", r["name"].get<std::string>().c_str(),
+                  r["error"].get<std::string>().c_str());
+      continue;
+    }
     rows[r["name"]] = {r["median"], r["min"], r["max"], r["reps"]};
   }
   return rows;
