@@ -72,36 +72,40 @@ Peer cublas_peer(int64_t n) {
 /// One training step of mlp_train_step_b128's model (workloads_nn.cpp: a
 /// 784-256-256-10 ReLU MLP, softmax cross-entropy, SGD) with its parameters
 /// and data on `gpu`, written as a user writes it.
+constexpr int64_t kIn = 784, kHidden = 256, kClasses = 10;
+
+Body mlp_body(int64_t batch, st::Device gpu) {
+  const st::nn::MLP model({kIn, kHidden, kHidden, kClasses}, st::nn::Activation::relu);
+  auto params = std::make_shared<st::nn::Params>(model.init(1));
+  for (auto& [name, p] : *params) p = p.to(gpu);
+  auto opt = std::make_shared<st::nn::SGD>(0.01);
+  const st::Tensor x = st::randn({batch, kIn}, 2).to(gpu);
+  // The loss is st::nn::cross_entropy's arithmetic, -mean(log_softmax(logits)
+  // at i * classes + label i), with those positions made once on the device:
+  // nn::cross_entropy builds them on the CPU (nn/losses.cpp, label_positions),
+  // which CUDA logits reject (DeviceError).
+  const st::Tensor labels = (st::rand({batch}, 3, st::f64) * double(kClasses)).to(st::i64);
+  std::vector<int64_t> flat = labels.to_vector<int64_t>();
+  for (std::size_t i = 0; i < flat.size(); ++i) flat[i] += int64_t(i) * kClasses;
+  const st::Tensor positions = st::from_vector(flat, {batch}).to(gpu);
+  return [=] {
+    auto loss = [&](const auto& p) {
+      const auto logp = st::reshape(st::log_softmax(model(p, x), 1), {-1});
+      return -st::mean(logp.vix(positions));
+    };
+    const st::nn::Params grads = st::grad(loss, *params);
+    opt->step(*params, grads);
+    g_sink = params->at("0.bias").raw();
+    sync();
+  };
+}
+
 Workload mlp_step(int64_t batch, st::Device gpu) {
-  constexpr int64_t in = 784, hidden = 256, classes = 10;
-  Workload step{"cuda_mlp_train_step_b" + std::to_string(batch), [batch, gpu] {
-                  const st::nn::MLP model({in, hidden, hidden, classes}, st::nn::Activation::relu);
-                  auto params = std::make_shared<st::nn::Params>(model.init(1));
-                  for (auto& [name, p] : *params) p = p.to(gpu);
-                  auto opt = std::make_shared<st::nn::SGD>(0.01);
-                  const st::Tensor x = st::randn({batch, in}, 2).to(gpu);
-                  // The loss is st::nn::cross_entropy's arithmetic, -mean(log_softmax(logits)
-                  // at i * classes + label i), with those positions made once on the device:
-                  // nn::cross_entropy builds them on the CPU (nn/losses.cpp,
-                  // label_positions), which a CUDA logits tensor rejects (DeviceError).
-                  const std::vector<int64_t> labels =
-                      (st::rand({batch}, 3, st::f64) * double(classes)).to(st::i64).to_vector<int64_t>();
-                  std::vector<int64_t> flat(labels.size());
-                  for (std::size_t i = 0; i < flat.size(); ++i) flat[i] = int64_t(i) * classes + labels[i];
-                  const st::Tensor positions = st::from_vector(flat, {batch}).to(gpu);
-                  return Body([=] {
-                    auto loss = [&](const auto& p) {
-                      return -st::mean(st::reshape(st::log_softmax(model(p, x), 1), {-1}).vix(positions));
-                    };
-                    const st::nn::Params grads = st::grad(loss, *params);
-                    opt->step(*params, grads);
-                    g_sink = params->at("0.bias").raw();
-                    sync();
-                  });
-                }};
+  Workload step{"cuda_mlp_train_step_b" + std::to_string(batch),
+                [batch, gpu] { return mlp_body(batch, gpu); }};
   // Multiply-adds of the three forward GEMMs and the five backward ones (dW1..3, dH1, dH2).
-  const double fwd = double(batch) * (in * hidden + hidden * hidden + hidden * classes);
-  step.flops = 2 * (fwd + 2 * fwd - double(batch) * in * hidden);
+  const double fwd = double(batch) * (kIn * kHidden + kHidden * kHidden + kHidden * kClasses);
+  step.flops = 2 * (fwd + 2 * fwd - double(batch) * kIn * kHidden);
   return step;
 }
 
