@@ -24,14 +24,19 @@ if [ "${GPU_DRYRUN_INSIDE:-}" != 1 ]; then
     echo "gpu_check_dryrun: needs root (mount namespaces and overlay mounts)" >&2
     exit 1
   }
-  exec env GPU_DRYRUN_INSIDE=1 unshare -m --propagation private "$(pwd)/bench/gpu_check_dryrun.sh" "$@"
+  scratch=$(mktemp -d /tmp/gpu-dryrun.XXXXXX) # a tmpfs in the namespace; empty outside it
+  rc=0
+  env GPU_DRYRUN_INSIDE=1 GPU_DRYRUN_SCRATCH="$scratch" unshare -m --propagation private \
+    "$(pwd)/bench/gpu_check_dryrun.sh" "$@" || rc=$?
+  rmdir "$scratch"
+  exit "$rc"
 fi
 
 # Inside the namespace: the paths to hide, topmost first (a folder whose every
 # file belongs to the hidden packages is hidden whole), grouped by folder.
 installed=()
 for p in "${HIDE[@]}"; do dpkg -s "$p" >/dev/null 2>&1 && installed+=("$p"); done
-SCRATCH=$(mktemp -d /tmp/gpu-dryrun.XXXXXX)
+SCRATCH=$GPU_DRYRUN_SCRATCH
 mount -t tmpfs tmpfs "$SCRATCH"
 PLAN=$SCRATCH/plan
 python3 - "$PLAN" "${installed[@]}" <<'EOF'
