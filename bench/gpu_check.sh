@@ -12,7 +12,8 @@
 #   OUT=/some/folder bench/gpu_check.sh
 #
 # With the device tool (docs/CUDA.md): run(command="bash bench/gpu_check.sh",
-# carry=[".gpu-deps"], timeout_s=540); the tool sets OUT and brings its files back.
+# carry=[".gpu-deps"], timeout_s=540) from the checkout that holds .gpu-deps/;
+# the tool sets OUT and brings its files back.
 #
 # Environment:
 #   OUT                    results folder (default build/gpu-check)
@@ -21,7 +22,7 @@
 #   GPU_CHECK_BUDGET_S     wall-clock budget of the whole run (default 460)
 #   GPU_CHECK_JOBS         build and ctest parallelism (default nproc)
 #   GPU_CHECK_STEP_SCALE   multiplies every step's time limit (default 1; a dry
-#                          run on a 2-core machine needs about 8, and a larger budget)
+#                          run on a 2-core machine needs about 10, and a larger budget)
 #   GPU_CHECK_PYTHON       the Python with PyTorch (default: the first python3 that imports torch)
 #   GPU_CHECK_BUILD_TARGETS   build only these targets, GPU_CHECK_CTEST_ARGS more
 #                          ctest arguments (e.g. -R regex): a shorter dry run on a slow
