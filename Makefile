@@ -22,7 +22,7 @@ BENCH_PACKAGES := libopenblas-dev libblis-dev python3-torch
 CLANG_PACKAGES := clang libclang-rt-14-dev
 
 .PHONY: all deps bench-deps clang-deps build test docs demo bench test-sanitize test-clang \
-        test-tsan fuzz format clean
+        test-tsan fuzz format clean gpu-deps
 
 all: build
 
@@ -114,6 +114,12 @@ fuzz: clang-deps
 	    corpus/$$t.found corpus/$$t || failed="$$failed $$t"; \
 	done; \
 	if [ -n "$$failed" ]; then echo "strata: fuzzing found a crash in:$$failed"; exit 1; fi
+
+# What a bare GPU image lacks (Eigen, Catch2, nlohmann-json, SLEEF, the word
+# list), downloaded as .deb files and unpacked into .gpu-deps/prefix for
+# bench/gpu_check.sh (docs/CUDA.md). Needs network, not root.
+gpu-deps:
+	bench/gpu_deps.sh
 
 format:
 	clang-format -i $$(git ls-files '*.hpp' '*.cpp')

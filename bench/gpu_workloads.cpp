@@ -3,13 +3,17 @@
 // exists): each body ends with cudaDeviceSynchronize, so the time is the
 // device's. Peers run in the same program: cuBLAS called directly for matmul,
 // and a plain device-to-device copy moving the same bytes (read + written)
-// for the bandwidth-bound elementwise ops.
+// for the bandwidth-bound elementwise ops. PyTorch (CUDA) times every row
+// under the same name in bench/peers_torch.py. bench/gpu_check.sh runs them
+// all: strata_bench --filter cuda_.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "bench/bench.hpp"
 
@@ -65,6 +69,46 @@ Peer cublas_peer(int64_t n) {
           }};
 }
 
+/// One training step of mlp_train_step_b128's model (workloads_nn.cpp: a
+/// 784-256-256-10 ReLU MLP, softmax cross-entropy, SGD) with its parameters
+/// and data on `gpu`, written as a user writes it.
+constexpr int64_t kIn = 784, kHidden = 256, kClasses = 10;
+
+Body mlp_body(int64_t batch, st::Device gpu) {
+  const st::nn::MLP model({kIn, kHidden, kHidden, kClasses}, st::nn::Activation::relu);
+  auto params = std::make_shared<st::nn::Params>(model.init(1));
+  for (auto& [name, p] : *params) p = p.to(gpu);
+  auto opt = std::make_shared<st::nn::SGD>(0.01);
+  const st::Tensor x = st::randn({batch, kIn}, 2).to(gpu);
+  // The loss is st::nn::cross_entropy's arithmetic, -mean(log_softmax(logits)
+  // at i * classes + label i), with those positions made once on the device:
+  // nn::cross_entropy builds them on the CPU (nn/losses.cpp, label_positions),
+  // which CUDA logits reject (DeviceError).
+  const st::Tensor labels = (st::rand({batch}, 3, st::f64) * double(kClasses)).to(st::i64);
+  std::vector<int64_t> flat = labels.to_vector<int64_t>();
+  for (std::size_t i = 0; i < flat.size(); ++i) flat[i] += int64_t(i) * kClasses;
+  const st::Tensor positions = st::from_vector(flat, {batch}).to(gpu);
+  return [=] {
+    auto loss = [&](const auto& p) {
+      const auto logp = st::reshape(st::log_softmax(model(p, x), 1), {-1});
+      return -st::mean(logp.vix(positions));
+    };
+    const st::nn::Params grads = st::grad(loss, *params);
+    opt->step(*params, grads);
+    g_sink = params->at("0.bias").raw();
+    sync();
+  };
+}
+
+Workload mlp_step(int64_t batch, st::Device gpu) {
+  Workload step{"cuda_mlp_train_step_b" + std::to_string(batch),
+                [batch, gpu] { return mlp_body(batch, gpu); }};
+  // Multiply-adds of the three forward GEMMs and the five backward ones (dW1..3, dH1, dH2).
+  const double fwd = double(batch) * (kIn * kHidden + kHidden * kHidden + kHidden * kClasses);
+  step.flops = 2 * (fwd + 2 * fwd - double(batch) * kIn * kHidden);
+  return step;
+}
+
 const Register kGpu(50, [](std::vector<Workload>& w) {
   if (st::cuda_device_count() == 0) return;
   const st::Device gpu = st::Device::cuda(0);
@@ -117,6 +161,21 @@ const Register kGpu(50, [](std::vector<Workload>& w) {
                    sync();
                  });
                }});
+  // g(x) = tanh(W2 tanh(W1 x)), as jacrev_f32_n* in workloads_ad.cpp: one batched vjp.
+  w.push_back({"cuda_jacrev_f32_n1024", [gpu] {
+                 const int64_t n = 1024;
+                 const st::Tensor W1 = scaled_matrix(n, 21, st::f32).to(gpu);
+                 const st::Tensor W2 = scaled_matrix(n, 22, st::f32).to(gpu);
+                 const st::Tensor x = st::randn({n}, 23, st::f32).to(gpu);
+                 auto g = [W1, W2](const auto& x) {
+                   return st::tanh(st::matmul(W2, st::tanh(st::matmul(W1, x))));
+                 };
+                 return Body([=] {
+                   g_sink = st::jacrev(g, x).raw();
+                   sync();
+                 });
+               }});
+  for (const int64_t batch : {128, 4096}) w.push_back(mlp_step(batch, gpu));
 });
 
 }  // namespace

@@ -13,7 +13,9 @@ must be set before torch loads, so this script sets them first.
   peers_torch.py --out FILE [--filter SUBSTRING] [--reps N]
 
 Writes {"config": ..., "results": [{"name", "median", "min", "max", "reps"}]}
-with times in milliseconds. Results are new tensors, as a user gets them.
+with times in milliseconds ({"name", "error"} for a row that raised). Results are new tensors, as a user gets them.
+Where torch sees a CUDA device it also times the cuda_* rows of
+bench/gpu_workloads.cpp (bench/gpu_check.sh runs them with --filter cuda_).
 """
 import argparse
 import itertools
@@ -190,6 +192,107 @@ def ad_workloads():
             yield f"{'jacfwd' if forward else 'jacrev'}_f32_n{n}", jac, 10, 1
 
 
+def cuda_workloads():
+    """The cuda_* rows of bench/gpu_workloads.cpp, on torch's first CUDA device.
+
+    Each body ends with torch.cuda.synchronize(), as strata's ends with
+    cudaDeviceSynchronize, so the times are the device's. matmul is plain f32
+    (TF32 off, PyTorch's default and strata's cuBLAS mode). The transforms are
+    torch.func's (vmap-batched, like strata's): hessian = jacfwd(jacrev(f)).
+    """
+    if not torch.cuda.is_available():
+        return
+    dev = torch.device("cuda", 0)
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    sync = torch.cuda.synchronize
+
+    def synced(f):
+        def body():
+            f()
+            sync()
+        return body
+
+    for n in (1024, 4096, 8192):
+        def mm(n=n):
+            g = torch.Generator(device=dev).manual_seed(1)
+            a = torch.randn(n, n, generator=g, device=dev)
+            b = torch.randn(n, n, generator=g, device=dev)
+            return synced(lambda: torch.mm(a, b))
+        yield f"cuda_matmul_f32_n{n}", mm, None, 1
+
+    big = 8192
+
+    def exp():
+        x = torch.randn(big, big, device=dev)
+        return synced(lambda: torch.exp(x))
+
+    def add():
+        x, y = torch.randn(big, big, device=dev), torch.randn(big, big, device=dev)
+        return synced(lambda: torch.add(x, y))
+
+    yield f"cuda_exp_f32_{big}x{big}", exp, None, 1
+    yield f"cuda_add_f32_{big}x{big}", add, None, 1
+
+    for batch in (128, 4096):
+        def mlp(batch=batch):
+            # bench/workloads_nn.cpp's model and step, on the device.
+            g = torch.Generator(device=dev).manual_seed(7)
+            dims = [784, 256, 256, 10]
+            params = []
+            for i in range(3):
+                w = (torch.randn(dims[i], dims[i + 1], generator=g, device=dev)
+                     / dims[i] ** 0.5).requires_grad_()
+                b = torch.zeros(dims[i + 1], device=dev, requires_grad=True)
+                params += [w, b]
+            x = torch.randn(batch, 784, generator=g, device=dev)
+            y = torch.randint(0, 10, (batch,), generator=g, device=dev)
+
+            def step():
+                h = x
+                for i in range(3):
+                    h = h @ params[2 * i] + params[2 * i + 1]
+                    if i < 2:
+                        h = torch.relu(h)
+                loss = torch.nn.functional.cross_entropy(h, y)
+                for p in params:
+                    p.grad = None
+                loss.backward()
+                with torch.no_grad():
+                    for p in params:
+                        p -= 0.01 * p.grad
+                sync()
+
+            return step
+        yield f"cuda_mlp_train_step_b{batch}", mlp, None, 1
+
+    def hess(n=256):
+        W = torch.randn(n, n, dtype=torch.float64, device=dev) / n ** 0.5
+        x = torch.randn(n, dtype=torch.float64, device=dev)
+
+        def f(x):
+            t = torch.tanh(W @ x)
+            return (t * t).sum() + 0.5 * (x * x).sum()
+
+        h = torch.func.hessian(f)
+        return synced(lambda: h(x))
+
+    yield "cuda_hessian_f64_n256", hess, None, 1
+
+    def jacrev(n=1024):
+        W1 = torch.randn(n, n, device=dev) / n ** 0.5
+        W2 = torch.randn(n, n, device=dev) / n ** 0.5
+        x = torch.randn(n, device=dev)
+
+        def g(x):
+            return torch.tanh(W2 @ torch.tanh(W1 @ x))
+
+        j = torch.func.jacrev(g)
+        return synced(lambda: j(x))
+
+    yield "cuda_jacrev_f32_n1024", jacrev, None, 1
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
@@ -198,12 +301,17 @@ def main():
     args = ap.parse_args()
     rows = []
     work = [(name, make, args.reps, 1) for name, make in raw_workloads()]
-    work += list(nn_workloads()) + list(ad_workloads())
+    work += list(nn_workloads()) + list(ad_workloads()) + list(cuda_workloads())
     for name, make, reps, warmup in work:
         if args.filter and args.filter not in name:
             continue
         reps = max(reps, args.reps) if name.startswith("mlp") else args.reps
-        ts = timed(make(), reps, warmup)
+        try:
+            ts = timed(make(), reps, warmup)
+        except Exception as e:  # one failing row must not cost the others
+            print(f"pytorch peer: {name}: {type(e).__name__}: {e}", file=sys.stderr)
+            rows.append({"name": name, "error": f"{type(e).__name__}: {e}"})
+            continue
         rows.append({"name": name, "median": statistics.median(ts), "min": min(ts),
                      "max": max(ts), "reps": reps})
     config = {
@@ -215,6 +323,12 @@ def main():
         if hasattr(torch.backends, "cpu") and hasattr(torch.backends.cpu, "get_cpu_capability")
         else "",
     }
+    if torch.cuda.is_available():
+        config["cuda"] = {
+            "device": torch.cuda.get_device_name(0),
+            "cuda": torch.version.cuda,
+            "matmul_allow_tf32": torch.backends.cuda.matmul.allow_tf32,
+        }
     with open(args.out, "w") as f:
         json.dump({"config": config, "results": rows}, f, indent=1)
 

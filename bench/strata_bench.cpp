@@ -15,9 +15,11 @@
 // written) carry "gb_per_s", "limit_ms" (the time the measured bandwidth
 // allows for those bytes) and "of_limit" (limit_ms / median); rows that count
 // primitive ops carry "us_per_op". PyTorch's rows come from
-// bench/peers_torch.py run with /usr/bin/python3 (skipped with a message when
-// torch is not installed), matched by workload name. "ratio" is the fastest
-// peer's median over strata's: above 1, strata is faster.
+// bench/peers_torch.py run with $STRATA_BENCH_PYTHON, default /usr/bin/python3
+// (skipped with a message when torch is not installed), matched by workload
+// name. "ratio" is the fastest peer's median over strata's: above 1, strata is
+// faster. A workload or peer that throws is reported with its message
+// ("error") and the run goes on to the next.
 // Speed is measured here, never asserted in tests.
 #include <unistd.h>
 #include <algorithm>
@@ -25,6 +27,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -112,8 +115,10 @@ std::map<std::string, Timing> run_torch(const std::string& filter, int reps,
                                         nlohmann::json& config) {
   std::map<std::string, Timing> rows;
   const std::string out = "/tmp/strata_bench_torch_" + std::to_string(getpid()) + ".json";
-  std::string cmd = "/usr/bin/python3 " + std::string(STRATA_BENCH_TORCH_SCRIPT) + " --out " + out +
-                    " --reps " + std::to_string(reps);
+  const char* python = std::getenv("STRATA_BENCH_PYTHON");
+  std::string cmd = std::string(python && *python ? python : "/usr/bin/python3") + " " +
+                    std::string(STRATA_BENCH_TORCH_SCRIPT) + " --out " + out + " --reps " +
+                    std::to_string(reps);
   if (!filter.empty()) cmd += " --filter '" + filter + "'";
   std::printf("peer pytorch: running %s\n", cmd.c_str());
   std::fflush(stdout);
@@ -128,6 +133,11 @@ std::map<std::string, Timing> run_torch(const std::string& filter, int reps,
   config = j["config"];
   std::printf("peer pytorch: %s\n", config.dump().c_str());
   for (const auto& r : j["results"]) {
+    if (r.contains("error")) {
+      std::printf("peer pytorch: %s: %s\n", r["name"].get<std::string>().c_str(),
+                  r["error"].get<std::string>().c_str());
+      continue;
+    }
     rows[r["name"]] = {r["median"], r["min"], r["max"], r["reps"]};
   }
   return rows;
@@ -220,14 +230,29 @@ int main(int argc, char** argv) {
     // process: blocks cached by earlier (GB-sized) workloads would otherwise
     // fill the cache's limit and send this one's frees back to the system.
     st::cpu_allocator().empty_cache();
-    const Timing t = time_body(w.setup(), reps);
+    Timing t;
+    try {
+      t = time_body(w.setup(), reps);
+    } catch (const std::exception& e) {
+      std::printf("%-28s error: %s\n", w.name.c_str(), e.what());
+      std::fflush(stdout);
+      results.push_back({{"name", w.name}, {"error", e.what()}});
+      torch_rows.erase(w.name);
+      continue;
+    }
     nlohmann::json row{{"name", w.name}, {"unit", "ms"}, {"median", t.median}, {"min", t.min},
                        {"max", t.max},   {"reps", reps}, {"threads", threads}};
     std::map<std::string, Timing> peer_t;
+    nlohmann::json peer_errors = nlohmann::json::object();
     for (const bench::Peer& p : w.peers) {
-      const bench::Body body = p.setup();
-      if (body) peer_t[p.name] = time_body(body, reps);
+      try {
+        const bench::Body body = p.setup();
+        if (body) peer_t[p.name] = time_body(body, reps);
+      } catch (const std::exception& e) {
+        peer_errors[p.name] = e.what();
+      }
     }
+    if (!peer_errors.empty()) row["peer_errors"] = peer_errors;
     if (auto it = torch_rows.find(w.name); it != torch_rows.end()) {
       peer_t["pytorch"] = it->second;
       torch_rows.erase(it);
@@ -284,6 +309,9 @@ int main(int argc, char** argv) {
       if (std::find(peer_names.begin(), peer_names.end(), name) == peer_names.end()) {
         std::printf("  [%s %s ms]", name.c_str(), fmt_ms(pt.median).c_str());
       }
+    }
+    for (const auto& [name, message] : peer_errors.items()) {
+      std::printf("  [%s error: %s]", name.c_str(), message.get<std::string>().c_str());
     }
     std::printf("\n");
     std::fflush(stdout);
