@@ -16,6 +16,9 @@
 /// tensors may be i32 or i64; negative entries count from the end. Fancy
 /// indices lower to index_select (whose derivative is index_add, so repeated
 /// indices accumulate their gradients): the cost is proportional to the output.
+///
+/// This header needs only the Diffable primitives (diff/tensor.hpp): it includes no
+/// composite header, and diff/ops.hpp includes it.
 #include <algorithm>
 #include <cstdint>
 #include <optional>
@@ -23,7 +26,7 @@
 #include <variant>
 #include <vector>
 
-#include "diff/ops.hpp"
+#include "diff/tensor.hpp"
 
 namespace strata {
 

@@ -2,7 +2,8 @@
 #pragma once
 /// Ops<D>: the one mixin that gives every Diffable type D every op as a
 /// method (`x.exp()`, `x.sum({1})`, `a.matmul(b)`), each forwarding to the
-/// free function of the same name in diff/ops.hpp, where the bodies live.
+/// free function of the same name. The bodies live with those functions, in the
+/// header of their concern (diff/ops.hpp lists them), after the functions.
 #include <concepts>
 #include <cstdint>
 #include <optional>
@@ -24,8 +25,8 @@ concept AxisIndex = std::integral<I> && !std::same_as<I, bool>;
 
 /// The mixin (CRTP) that gives the Diffable type D every op as a method returning D:
 /// `x.exp()`, `x.sum({1})`, `a.matmul(b)`, `x.ix(0, st::all)`. Each method is the free
-/// function of the same name (diff/ops.hpp, diff/index.hpp) applied to `*this`, with the
-/// same shapes, dtypes and exceptions.
+/// function of the same name (diff/ops.hpp includes them all) applied to `*this`, with
+/// the same shapes, dtypes and exceptions.
 template <class D>
 class Ops {
  public:
