@@ -16,6 +16,7 @@
 namespace strata {
 
 class Index;
+class Tensor;
 
 /// One axis given as a C++ integer (`st::sum(x, 1)`, `x.sum(-1)`); bool is
 /// excluded so that a keepdims flag is never read as an axis. A braced list
@@ -153,6 +154,9 @@ class Ops {
   D vix(const I&... idx) const;
   /// Vectorized indexing with a spec built at run time (st::vix).
   D vix(const std::vector<Index>& spec) const;
+  /// The positions idx (i32 or i64, any shape) along axis, idx's dims replacing it
+  /// (st::take): `table.take(ids, 0)`.
+  D take(const Tensor& idx, int64_t axis) const;
 
  private:
   const D& self() const { return static_cast<const D&>(*this); }

@@ -17,7 +17,7 @@
 ///   diff/movement.hpp     reshape permute expand transpose squeeze unsqueeze flatten
 ///                         flip slice pad cast concat stack split
 ///   diff/linalg.hpp       matmul dot tril triu one_hot
-///   diff/index.hpp        ix oix vix, st::Index and its entries
+///   diff/index.hpp        ix oix vix take, st::Index and its entries
 #include "diff/activations.hpp"
 #include "diff/arithmetic.hpp"
 #include "diff/comparison.hpp"
