@@ -4,6 +4,7 @@
 #include <sstream>
 #include <string>
 
+#include "diff/arithmetic.hpp"
 #include "diff/index.hpp"
 
 namespace strata::detail {

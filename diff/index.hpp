@@ -16,6 +16,11 @@
 /// tensors may be i32 or i64; negative entries count from the end. Fancy
 /// indices lower to index_select (whose derivative is index_add, so repeated
 /// indices accumulate their gradients): the cost is proportional to the output.
+///
+/// st::take(x, idx, axis) is the gather along one axis by itself (numpy.take).
+///
+/// This header needs only the Diffable primitives (diff/tensor.hpp): it includes no
+/// composite header, and diff/ops.hpp includes it.
 #include <algorithm>
 #include <cstdint>
 #include <optional>
@@ -23,7 +28,7 @@
 #include <variant>
 #include <vector>
 
-#include "diff/ops.hpp"
+#include "diff/tensor.hpp"
 
 namespace strata {
 
@@ -245,6 +250,19 @@ T vix(const T& x, const std::vector<Index>& spec) {
   return detail::apply_index(x, spec, detail::IndexMode::vectorized);
 }
 
+/// The positions idx along `axis` (numpy.take with an axis, torch.index_select): idx is
+/// a plain i32 or i64 tensor of any shape whose dims replace that axis, and negative
+/// entries (and a negative axis) count from the end. It is the index_select primitive,
+/// differentiable at every level (repeated positions accumulate their gradients, through
+/// index_add), so its errors name index_select: IndexError for a position or an axis out
+/// of range or a rank-0 x, DTypeError for a non-integer idx, DeviceError for an idx on
+/// another device. Example: `st::take(table, ids, 0)` looks up the rows of a [n, d]
+/// table at ids of shape [b, s], giving [b, s, d].
+template <Diffable T>
+T take(const T& x, const Tensor& idx, int64_t axis) {
+  return Prims<T>::index_select(x, axis, idx);
+}
+
 // --- the Ops mixin's methods ---------------------------------------------------------
 template <class D>
 D Ops<D>::ix(const std::vector<Index>& spec) const {
@@ -272,6 +290,11 @@ template <class D>
 template <class... I>
 D Ops<D>::vix(const I&... idx) const {
   return strata::vix(self(), std::vector<Index>{Index(idx)...});
+}
+
+template <class D>
+D Ops<D>::take(const Tensor& idx, int64_t axis) const {
+  return strata::take(self(), idx, axis);
 }
 
 }  // namespace strata

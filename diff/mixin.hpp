@@ -2,7 +2,8 @@
 #pragma once
 /// Ops<D>: the one mixin that gives every Diffable type D every op as a
 /// method (`x.exp()`, `x.sum({1})`, `a.matmul(b)`), each forwarding to the
-/// free function of the same name in diff/ops.hpp, where the bodies live.
+/// free function of the same name. The bodies live with those functions, in the
+/// header of their concern (diff/ops.hpp lists them), after the functions.
 #include <concepts>
 #include <cstdint>
 #include <optional>
@@ -15,6 +16,7 @@
 namespace strata {
 
 class Index;
+class Tensor;
 
 /// One axis given as a C++ integer (`st::sum(x, 1)`, `x.sum(-1)`); bool is
 /// excluded so that a keepdims flag is never read as an axis. A braced list
@@ -24,8 +26,8 @@ concept AxisIndex = std::integral<I> && !std::same_as<I, bool>;
 
 /// The mixin (CRTP) that gives the Diffable type D every op as a method returning D:
 /// `x.exp()`, `x.sum({1})`, `a.matmul(b)`, `x.ix(0, st::all)`. Each method is the free
-/// function of the same name (diff/ops.hpp, diff/index.hpp) applied to `*this`, with the
-/// same shapes, dtypes and exceptions.
+/// function of the same name (diff/ops.hpp includes them all) applied to `*this`, with
+/// the same shapes, dtypes and exceptions.
 template <class D>
 class Ops {
  public:
@@ -152,6 +154,9 @@ class Ops {
   D vix(const I&... idx) const;
   /// Vectorized indexing with a spec built at run time (st::vix).
   D vix(const std::vector<Index>& spec) const;
+  /// The positions idx (i32 or i64, any shape) along axis, idx's dims replacing it
+  /// (st::take): `table.take(ids, 0)`.
+  D take(const Tensor& idx, int64_t axis) const;
 
  private:
   const D& self() const { return static_cast<const D&>(*this); }

@@ -170,7 +170,7 @@ class Embedding {
     const T& w = parameter(p, weight_name_, "Embedding");
     detail::check_param_shape(w.shape(), {num_, dim_}, weight_name_, "Embedding");
     detail::check_indices(indices, num_, "Embedding");
-    return Prims<T>::index_select(w, 0, indices);
+    return take(w, indices, 0);
   }
 
   /// The number of rows.

@@ -28,13 +28,13 @@ common_level_t<P, Y> mse(const P& pred, const Y& target) {
 /// Softmax cross-entropy from logits [n, classes] and integer labels [n]
 /// (i32 or i64, each in [0, classes)): mean over i of
 /// -log_softmax(logits)[i, labels[i]]. The label entries are picked with
-/// index_select on the flattened log-probabilities, never by a one-hot
+/// st::take (index_select) on the flattened log-probabilities, never by a one-hot
 /// product; log_softmax shifts by the row max, so any logits are safe.
 template <Diffable T>
 T cross_entropy(const T& logits, const Tensor& labels) {
   const Tensor positions = detail::label_positions(logits.shape(), labels, "cross_entropy");
   const T logp = reshape(log_softmax(logits, 1), {-1});
-  return -mean(Prims<T>::index_select(logp, 0, positions));
+  return -mean(take(logp, positions, 0));
 }
 
 /// Binary cross-entropy from logits x and targets t in [0, 1] of the same

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Derivative tests for the broadcasting arithmetic of diff/ops.hpp (composites
+// Derivative tests for the broadcasting arithmetic of diff/arithmetic.hpp (composites
 // written once over Diffable, differentiable because they lower to primitives):
 // check_grads against central finite differences in f64, forward and reverse mode, up to
 // order 3.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Derivative tests for the activations of diff/ops.hpp (softmax, sigmoid,
+// Derivative tests for the activations of diff/activations.hpp (softmax, sigmoid,
 // relu, gelu, ...), and relu at NaN: check_grads against central finite differences in f64, forward
 // and reverse mode, up to order 3.
 #include <catch2/catch.hpp>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Derivative tests for the composite reductions and statistics of
-// diff/ops.hpp (mean, var, std, norm, logsumexp, min): check_grads against central finite
-// differences in f64, forward and reverse mode, up to order 3.
+// diff/reductions.hpp and diff/statistics.hpp (mean, var, std, norm, logsumexp, min): check_grads
+// against central finite differences in f64, forward and reverse mode, up to order 3.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>

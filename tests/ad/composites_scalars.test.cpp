@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Derivative tests for arithmetic mixing traced values with C++ scalars
-// (diff/ops.hpp): check_grads against central finite differences in f64, forward and reverse mode,
-// up to order 3.
+// (diff/arithmetic.hpp): check_grads against central finite differences in f64, forward and reverse
+// mode, up to order 3.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>

@@ -37,3 +37,11 @@ TEST_CASE("indexing derivatives: outer indexing with repeated indices", "[ad][in
   check_grads([&](const auto& x) { return x.oix(rows, cols) * x.oix(rows, cols); }, {x}, 2);
   check_grads([&](const auto& x) { return st::exp(x.oix(st::all, cols, 1)); }, {x}, 2);
 }
+
+TEST_CASE("indexing derivatives: take with repeated and negative positions", "[ad][index]") {
+  const st::Tensor x = normal({4, 3, 2}, 303);
+  const st::Tensor rows = i64s({3, 0, 3, -1, 1, 0}, {2, 3});
+  const st::Tensor one = i64s({1, 1, -2}, {3});
+  check_grads([&](const auto& x) { return st::tanh(st::take(x, rows, 0)); }, {x}, 3);
+  check_grads([&](const auto& x) { return st::take(x, one, -2) * x.take(one, 1); }, {x}, 2);
+}

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Tests for diff/index.hpp: basic (ix), outer (oix) and vectorized (vix)
 // indexing with integers, slices, all, newaxis, ellipsis, integer tensors and
-// bool masks. Expected values come from the examples of reference/003 (the
+// bool masks, and take. Expected values come from the examples of reference/003 (the
 // [4, 3, 2] tensor arange(1, 25), printed there) and from a brute-force
 // reference written here with multi-index loops over random specs.
 #include <algorithm>
@@ -230,6 +230,39 @@ TEST_CASE("indexing: i32 and negative entries in index tensors", "[diff][index]"
   const st::Tensor gt = t > 20;
   REQUIRE(values(t.oix(gt)) == std::vector<int64_t>{21, 22, 23, 24});
   REQUIRE(t.vix(st::zeros({4}, st::bool_)).shape() == st::Shape{0, 3, 2});
+}
+
+TEST_CASE("take: the positions along one axis (numpy.take)", "[diff][index]") {
+  const st::Tensor t = t432();
+  SECTION("the index's dims replace the axis; the same values as oix") {
+    const st::Tensor rows = i64s({3, 0, 3}, {3});
+    REQUIRE(st::take(t, rows, 0).shape() == st::Shape{3, 3, 2});
+    REQUIRE(values(st::take(t, rows, 0)) == values(t.oix(rows)));
+    const st::Tensor cols = i64s({2, 0, 1, 1}, {2, 2});
+    REQUIRE(st::take(t, cols, 1).shape() == st::Shape{4, 2, 2, 2});
+    REQUIRE(values(st::take(t, cols, 1)) == values(t.oix(st::all, cols)));
+    REQUIRE(values(t.take(cols, 1)) == values(st::take(t, cols, 1)));
+  }
+  SECTION("negative axes and entries count from the end; i32 positions") {
+    const st::Tensor neg = st::from_vector(std::vector<int32_t>{-1, 0, 1});
+    REQUIRE(values(st::take(t, neg, -1)) == values(t.oix(st::all, st::all, neg)));
+    REQUIRE(values(st::take(t, neg, -1).ix(0, 0)) == std::vector<int64_t>{2, 1, 2});
+  }
+  SECTION("a 0-d index removes its axis; an empty index empties it") {
+    const st::Tensor scalar = st::from_vector(std::vector<int64_t>{2}, {});
+    REQUIRE(st::take(t, scalar, 0).shape() == st::Shape{3, 2});
+    REQUIRE(values(st::take(t, scalar, 0)) == values(t.ix(2)));
+    REQUIRE(st::take(t, st::from_vector(std::vector<int64_t>{}), 2).shape() == st::Shape{4, 3, 0});
+  }
+  SECTION("errors are index_select's") {
+    using Catch::Matchers::Contains;
+    REQUIRE_THROWS_AS(st::take(t, i64s({0, 4}), 0), st::IndexError);
+    REQUIRE_THROWS_WITH(st::take(t, i64s({0, 4}), 0),
+                        Contains("index_select") && Contains("index 4"));
+    REQUIRE_THROWS_AS(st::take(t, i64s({0}), 3), st::IndexError);
+    REQUIRE_THROWS_AS(st::take(t, st::from_vector(std::vector<float>{0}), 0), st::DTypeError);
+    REQUIRE_THROWS_AS(st::take(st::full({}, 1.0), i64s({0}), 0), st::IndexError);
+  }
 }
 
 TEST_CASE("indexing errors name the axis, its size and the offending value", "[diff][index]") {

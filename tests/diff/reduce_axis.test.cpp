@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Tests for the one-axis reductions of diff/ops.hpp and their Ops methods
+// Tests for the one-axis reductions of diff/reductions.hpp and
+// diff/statistics.hpp and their Ops methods
 // (st::sum(x, 1), st::logsumexp(x, -1, true), x.mean(-2)): every reduction over
 // every axis, negative ones included, against naive f64 loops over the slices
 // written here, and identical to the same call with a one-element list {axis}.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "diff/ops.hpp"
+#include "diff/linalg.hpp"
 
 namespace strata {
 

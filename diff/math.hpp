@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// The elementwise math functions: exp, log, sin, cos, sqrt, tanh (float; integer
+/// and bool inputs give f32), abs and sign (any numeric dtype), and clamp.
+#include "diff/arithmetic.hpp"
+
+namespace strata {
+
+/// Elementwise e^x. Same shape as x; floating dtypes are kept, integer and bool
+/// inputs give f32. Example: `st::exp(x)`, or `x.exp()`.
+template <Diffable T>
+T exp(const T& x) {
+  return detail::float_unary(UnaryOp::exp, x);
+}
+/// Elementwise the natural logarithm (NaN below 0, -inf at 0). Same shape as x; floating dtypes are
+/// kept, integer and bool inputs give f32. Example: `st::log(x)`, or `x.log()`.
+template <Diffable T>
+T log(const T& x) {
+  return detail::float_unary(UnaryOp::log, x);
+}
+/// Elementwise sin(x). Same shape as x; floating dtypes are kept, integer and bool
+/// inputs give f32. Example: `st::sin(x)`, or `x.sin()`.
+template <Diffable T>
+T sin(const T& x) {
+  return detail::float_unary(UnaryOp::sin, x);
+}
+/// Elementwise cos(x). Same shape as x; floating dtypes are kept, integer and bool
+/// inputs give f32. Example: `st::cos(x)`, or `x.cos()`.
+template <Diffable T>
+T cos(const T& x) {
+  return detail::float_unary(UnaryOp::cos, x);
+}
+/// Elementwise the square root (NaN below 0). Same shape as x; floating dtypes are kept, integer
+/// and bool inputs give f32. Example: `st::sqrt(x)`, or `x.sqrt()`.
+template <Diffable T>
+T sqrt(const T& x) {
+  return detail::float_unary(UnaryOp::sqrt, x);
+}
+/// Elementwise the hyperbolic tangent. Same shape as x; floating dtypes are kept, integer and bool
+/// inputs give f32. Example: `st::tanh(x)`, or `x.tanh()`.
+template <Diffable T>
+T tanh(const T& x) {
+  return detail::float_unary(UnaryOp::tanh, x);
+}
+
+/// Elementwise |x|, keeping x's shape and dtype (integers stay integers). Its derivative
+/// at 0 is 0. Example: `st::abs(x)`.
+template <Diffable T>
+T abs(const T& x) {
+  return Prims<T>::unary(UnaryOp::abs, x);
+}
+/// Elementwise -1, 0 or +1 by the sign of x, keeping x's shape and dtype; its derivative
+/// is 0 everywhere. Example: `st::sign(x)`.
+template <Diffable T>
+T sign(const T& x) {
+  return Prims<T>::unary(UnaryOp::sign, x);
+}
+/// Elementwise min(max(x, lo), hi), keeping x's shape and dtype; the derivative is 1
+/// inside [lo, hi] and 0 outside. Example: `st::clamp(p, 1e-7, 1.0 - 1e-7)`.
+template <Diffable T>
+T clamp(const T& x, double lo, double hi) {
+  return minimum(maximum(x, lo), hi);
+}
+
+// --- the Ops mixin's methods ------------------------------------------------------------
+template <class D>
+D Ops<D>::exp() const {
+  return strata::exp(self());
+}
+template <class D>
+D Ops<D>::log() const {
+  return strata::log(self());
+}
+template <class D>
+D Ops<D>::sin() const {
+  return strata::sin(self());
+}
+template <class D>
+D Ops<D>::cos() const {
+  return strata::cos(self());
+}
+template <class D>
+D Ops<D>::sqrt() const {
+  return strata::sqrt(self());
+}
+template <class D>
+D Ops<D>::tanh() const {
+  return strata::tanh(self());
+}
+template <class D>
+D Ops<D>::abs() const {
+  return strata::abs(self());
+}
+template <class D>
+D Ops<D>::sign() const {
+  return strata::sign(self());
+}
+template <class D>
+D Ops<D>::clamp(double lo, double hi) const {
+  return strata::clamp(self(), lo, hi);
+}
+
+}  // namespace strata

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// How a composite meets its operands, and the constants of a level. Every
+/// composite op (diff/ops.hpp lists the headers) is written once as a template
+/// over Diffable, from the primitives of Prims<T> only, so it runs — and is
+/// differentiable — at every level of the AD stack (Tensor, Forward<T>,
+/// Reverse<T>, nested).
+///
+/// Mixed operands follow one rule: the lower level (a captured Tensor, a
+/// value of an outer transform, a C++ number) is lifted to the higher as a
+/// constant; shapes broadcast like NumPy; dtypes promote like PyTorch
+/// (bool < i32 < i64 < f32 < f64), and a C++ number is weak: it takes the
+/// tensor's dtype, except that a floating-point number with an integer or
+/// bool tensor gives f32.
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+#include "diff/tensor.hpp"
+
+namespace strata {
+
+namespace detail {
+
+/// A constant T of `shape` whose every element is v (a zero-stride view: no memory).
+template <Diffable T>
+T filled(double v, const Shape& shape, DType dtype, Device device) {
+  return Prims<T>::constant(Tensor(raw::full({}, v, dtype, device).expand(shape)));
+}
+
+template <Diffable T>
+T broadcast_to(const T& x, const Shape& shape) {
+  return x.shape() == shape ? x : Prims<T>::expand(x, shape);
+}
+
+template <Diffable T>
+T as_dtype(const T& x, DType dtype) {
+  return x.dtype() == dtype ? x : Prims<T>::cast(x, dtype);
+}
+
+/// Integers and bools become f32 before float math (as in PyTorch).
+template <Diffable T>
+T float_input(const T& x) {
+  return is_floating(x.dtype()) ? x : Prims<T>::cast(x, DType::f32);
+}
+
+template <class S>
+DType scalar_dtype(DType tensor) {
+  if constexpr (std::is_floating_point_v<S>) {
+    return is_floating(tensor) ? tensor : DType::f32;
+  } else if constexpr (std::is_same_v<S, bool>) {
+    return tensor;
+  } else {
+    return tensor == DType::b8 ? DType::i64 : tensor;
+  }
+}
+
+template <class A, class B>
+concept Operands = (Diffable<A> || Diffable<B>)&&requires {
+  typename common_level_t<A, B>;
+};
+
+/// Both operands at their common level, dtype and broadcast shape.
+template <class A, class B>
+requires Operands<A, B>
+auto operands(const A& a, const B& b, std::string_view op) {
+  using R = common_level_t<A, B>;
+  if constexpr (Scalar<A>) {
+    const R y = lift<R>(b);
+    const DType t = scalar_dtype<A>(y.dtype());
+    return std::pair<R, R>{filled<R>(double(a), y.shape(), t, y.device()), as_dtype(y, t)};
+  } else if constexpr (Scalar<B>) {
+    const R x = lift<R>(a);
+    const DType t = scalar_dtype<B>(x.dtype());
+    return std::pair<R, R>{as_dtype(x, t), filled<R>(double(b), x.shape(), t, x.device())};
+  } else {
+    const R x = lift<R>(a), y = lift<R>(b);
+    const DType t = promote_types(x.dtype(), y.dtype());
+    const Shape s = broadcast_shapes(x.shape(), y.shape(), op);
+    return std::pair<R, R>{broadcast_to(as_dtype(x, t), s), broadcast_to(as_dtype(y, t), s)};
+  }
+}
+
+template <Diffable T>
+T binary(BinaryOp op, const T& a, const T& b) {
+  return Prims<T>::binary(op, a, b);
+}
+
+/// The broadcasting binary `op` on any mix of levels and scalars (add, sub, mul, ...).
+template <class A, class B>
+requires Operands<A, B> common_level_t<A, B> lifted_binary(BinaryOp op, const A& a, const B& b) {
+  auto [x, y] = operands(a, b, op_name(op));
+  return binary(op, x, y);
+}
+
+/// The comparison `op` on any mix of levels and scalars: a bool constant of their level.
+template <class A, class B>
+requires Operands<A, B> common_level_t<A, B> lifted_compare(BinaryOp op, const A& a, const B& b) {
+  using R = common_level_t<A, B>;
+  auto [x, y] = operands(a, b, op_name(op));
+  return Prims<R>::constant(Prims<Tensor>::binary(op, Prims<R>::plain(x), Prims<R>::plain(y)));
+}
+
+/// The float unary `op` (exp, log, ...); integer and bool inputs become f32 first.
+template <Diffable T>
+T float_unary(UnaryOp op, const T& x) {
+  return Prims<T>::unary(op, float_input(x));
+}
+
+}  // namespace detail
+
+/// The plain Tensor value underneath every level of x.
+template <Diffable T>
+const Tensor& plain(const T& x) {
+  return Prims<T>::plain(x);
+}
+
+/// x as a constant: no derivative flows through it, at any level (jax.lax.stop_gradient).
+template <Diffable T>
+T stop_gradient(const T& x) {
+  return Prims<T>::constant(plain(x));
+}
+
+/// A constant of x's type, shape and dtype, every element `value`.
+template <Diffable T>
+T constant_like(const T& x, double value) {
+  return Prims<T>::constant(Tensor(raw::full(x.shape(), value, x.dtype(), x.device())));
+}
+
+/// A constant of x's type, shape and dtype, every element 0 (a zero-stride view: no memory).
+template <Diffable T>
+T zeros_like(const T& x) {
+  return detail::filled<T>(0.0, x.shape(), x.dtype(), x.device());
+}
+
+}  // namespace strata
