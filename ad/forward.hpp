@@ -87,61 +87,65 @@ struct Prims<Forward<T>> {
   static F constant(const Tensor& t) { return F(P::constant(t)); }
   static const Tensor& plain(const F& x) { return P::plain(x.primal()); }
 
-  static F unary(UnaryOp op, const F& x) {
-    T y = P::unary(op, x.primal());
-    if (!x.tangent()) return F(y);
-    return F(y, rules::unary(op, x.primal(), y, *x.tangent()), x.tag());
-  }
-  static F binary(BinaryOp op, const F& a, const F& b) {
-    const uint64_t tag = detail::common_tag({a.tag(), b.tag()});
-    T y = P::binary(op, a.primal(), b.primal());
-    std::optional<T> t;
-    if (a.tangent()) t = rules::binary(op, 0, a.primal(), b.primal(), y, *a.tangent());
-    if (b.tangent()) {
-      T tb = rules::binary(op, 1, a.primal(), b.primal(), y, *b.tangent());
-      t = t ? P::binary(BinaryOp::add, *t, tb) : tb;
-    }
-    return F(y, t, tag);
-  }
+  static F unary(UnaryOp op, const F& x) { return apply(rules::Unary{op}, x); }
+  static F binary(BinaryOp op, const F& a, const F& b) { return apply(rules::Binary{op}, a, b); }
   static F where(const Tensor& cond, const F& a, const F& b) {
-    const uint64_t tag = detail::common_tag({a.tag(), b.tag()});
-    T y = P::where(cond, a.primal(), b.primal());
-    if (!a.tangent() && !b.tangent()) return F(y);
-    const T ta = a.tangent() ? *a.tangent() : zeros_like(a.primal());
-    const T tb = b.tangent() ? *b.tangent() : zeros_like(b.primal());
-    return F(y, P::where(cond, ta, tb), tag);
+    return apply(rules::Where{cond}, a, b);
   }
   static F sum(const F& x, const Shape& axes, bool keepdims) {
-    return map(x, [&](const T& v) { return P::sum(v, axes, keepdims); });
+    return apply(rules::Sum{axes, keepdims}, x);
   }
   static F max(const F& x, const Shape& axes, bool keepdims) {
-    T y = P::max(x.primal(), axes, keepdims);
-    if (!x.tangent()) return F(y);
-    const T w = rules::max_weights(x.primal(), y, axes, keepdims);
-    return F(y, P::sum(P::binary(BinaryOp::mul, *x.tangent(), w), axes, keepdims), x.tag());
+    return apply(rules::Max{axes, keepdims}, x);
   }
-  static F permute(const F& x, const Shape& dims) {
-    return map(x, [&](const T& v) { return P::permute(v, dims); });
-  }
-  static F expand(const F& x, const Shape& shape) {
-    return map(x, [&](const T& v) { return P::expand(v, shape); });
-  }
-  static F reshape(const F& x, const Shape& shape) {
-    return map(x, [&](const T& v) { return P::reshape(v, shape); });
-  }
+  static F permute(const F& x, const Shape& dims) { return apply(rules::Permute{dims}, x); }
+  static F expand(const F& x, const Shape& shape) { return apply(rules::Expand{shape}, x); }
+  static F reshape(const F& x, const Shape& shape) { return apply(rules::Reshape{shape}, x); }
   static F slice(const F& x, int64_t axis, std::optional<int64_t> start,
                  std::optional<int64_t> stop, int64_t step) {
-    return map(x, [&](const T& v) { return P::slice(v, axis, start, stop, step); });
+    return apply(rules::Slice{axis, start, stop, step}, x);
   }
-  static F pad(const F& x, const Pads& pads) {
-    return map(x, [&](const T& v) { return P::pad(v, pads); });
-  }
-  static F cast(const F& x, DType dtype) {
-    T y = P::cast(x.primal(), dtype);
-    if (!x.tangent() || !is_floating(dtype)) return F(y);  // integers carry no derivative
-    return F(y, P::cast(*x.tangent(), dtype), x.tag());
-  }
+  static F pad(const F& x, const Pads& pads) { return apply(rules::Pad{pads}, x); }
+  static F cast(const F& x, DType dtype) { return apply(rules::Cast{dtype}, x); }
   static F concat(const std::vector<F>& xs, int64_t axis) {
+    return apply_list(rules::Concat{axis}, xs);
+  }
+  static F matmul(const F& a, const F& b) { return apply(rules::Matmul{}, a, b); }
+  static F index_select(const F& x, int64_t axis, const Tensor& idx) {
+    return apply(rules::IndexSelect{axis, idx}, x);
+  }
+  static F index_add(const F& x, int64_t axis, const Tensor& idx, const F& src) {
+    return apply(rules::IndexAdd{axis, idx}, x, src);
+  }
+  /// @}
+
+ private:
+  /// The primitive of rule `r` on the operands xs: the primal by the rule on T; the tangent
+  /// by the rule applied to the tangents for a linear rule, else the sum of its jvp terms.
+  template <class Rule, class... Xs>
+  static F apply(const Rule& r, const Xs&... xs) {
+    const uint64_t tag = detail::common_tag({xs.tag()...});
+    T y = r(xs.primal()...);
+    if (!(xs.tangent() || ...) || !rules::differentiable(r, xs.primal()...)) return F(y);
+    if constexpr (Rule::linear) {
+      return F(y, r(tangent_or_zeros(xs)...), tag);
+    } else {
+      std::optional<T> t;
+      int which = 0;
+      auto term = [&](const F& x) {
+        if (x.tangent()) {
+          T ti = r.jvp(which, xs.primal()..., y, *x.tangent());
+          t = t ? P::binary(BinaryOp::add, *t, ti) : std::move(ti);
+        }
+        ++which;
+      };
+      (term(xs), ...);
+      return F(y, t, tag);
+    }
+  }
+  /// apply() for a rule whose operands come as one list (concat), linear.
+  template <class Rule>
+  static F apply_list(const Rule& r, const std::vector<F>& xs) {
     std::vector<T> ys, ts;
     bool any = false;
     uint64_t tag = 0;
@@ -150,42 +154,14 @@ struct Prims<Forward<T>> {
       tag = detail::common_tag({tag, x.tag()});
       any = any || x.tangent();
     }
-    T y = P::concat(ys, axis);
+    T y = r(ys);
     if (!any) return F(y);
-    for (const F& x : xs) ts.push_back(x.tangent() ? *x.tangent() : zeros_like(x.primal()));
-    return F(y, P::concat(ts, axis), tag);
+    for (const F& x : xs) ts.push_back(tangent_or_zeros(x));
+    return F(y, r(ts), tag);
   }
-  static F matmul(const F& a, const F& b) {
-    const uint64_t tag = detail::common_tag({a.tag(), b.tag()});
-    T y = P::matmul(a.primal(), b.primal());
-    std::optional<T> t;
-    if (a.tangent()) t = P::matmul(*a.tangent(), b.primal());
-    if (b.tangent()) {
-      T tb = P::matmul(a.primal(), *b.tangent());
-      t = t ? P::binary(BinaryOp::add, *t, tb) : tb;
-    }
-    return F(y, t, tag);
-  }
-  static F index_select(const F& x, int64_t axis, const Tensor& idx) {
-    return map(x, [&](const T& v) { return P::index_select(v, axis, idx); });
-  }
-  static F index_add(const F& x, int64_t axis, const Tensor& idx, const F& src) {
-    const uint64_t tag = detail::common_tag({x.tag(), src.tag()});
-    T y = P::index_add(x.primal(), axis, idx, src.primal());
-    if (!x.tangent() && !src.tangent()) return F(y);
-    const T tx = x.tangent() ? *x.tangent() : zeros_like(x.primal());
-    const T ts = src.tangent() ? *src.tangent() : zeros_like(src.primal());
-    return F(y, P::index_add(tx, axis, idx, ts), tag);
-  }
-  /// @}
-
- private:
-  /// For linear primitives: the same map on primal and tangent.
-  template <class Fn>
-  static F map(const F& x, Fn&& fn) {
-    T y = fn(x.primal());
-    if (!x.tangent()) return F(y);
-    return F(std::move(y), fn(*x.tangent()), x.tag());
+  /// x's tangent, or zeros for a constant.
+  static T tangent_or_zeros(const F& x) {
+    return x.tangent() ? *x.tangent() : zeros_like(x.primal());
   }
 };
 

@@ -47,10 +47,10 @@ class Tape {
   }
   /// A node computed from inputs; `saved` are the plain values under what its
   /// pullbacks captured (values of level T, and plain masks or indices).
-  int64_t add(std::vector<Edge> edges, const std::vector<const Tensor*>& saved) {
+  int64_t add(std::vector<Edge> edges, const std::vector<Tensor>& saved) {
     Node n{std::move(edges), {}};
-    for (const Tensor* v : saved) {
-      const auto& s = v->raw().storage();
+    for (const Tensor& v : saved) {
+      const auto& s = v.raw().storage();
       n.saved.push_back({s, s->version()});
     }
     nodes_.push_back(std::move(n));

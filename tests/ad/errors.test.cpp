@@ -146,7 +146,7 @@ TEST_CASE("in-place writes to values a pending backward pass saved", "[ad]") {
     CHECK_THAT(msg, Contains("in place"));
   }
   SECTION("x.add_ after the forward pass") {
-    // exp keeps its output, not x (ad/rules.hpp, rules::keeps): the pullback
+    // exp keeps its output, not x (ad/rules/elementwise.hpp, rules::Unary::keeps): the pullback
     // still computes the gradient at the x it was recorded at.
     auto [y, pullback] = st::vjp(f, x);
     x.add_(st::full({}, 1.0, st::f64));

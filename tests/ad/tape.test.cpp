@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Tests for the reverse-mode tape (ad/tape.hpp, ad/reverse.hpp): a node keeps
-// only the residuals its rule declares (ad/rules.hpp, rules::keeps), so what a
+// only the residuals its rule declares (ad/rules/elementwise.hpp, rules::Binary::keeps), so what a
 // recorded function keeps alive and which in-place writes break its backward
 // pass follow from the rules, not from the op's arity.
 #include <catch2/catch.hpp>

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// The rules of the movement primitives, all linear: permute, expand,
+/// reshape, slice, pad, concat.
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "ad/rules/batching.hpp"
+#include "ad/rules/residuals.hpp"
+
+namespace strata::rules {
+
+/// The inverse of a permutation.
+inline Shape inverse_permutation(const Shape& dims) {
+  Shape inv(dims.size(), 0);
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    inv[std::size_t(normalize_axis(dims[i], dims.ndim(), "permute"))] = int64_t(i);
+  }
+  return inv;
+}
+
+/// The positions a slice picks along an axis of size n, as an i64 index tensor.
+inline Tensor slice_positions(int64_t n, std::optional<int64_t> start, std::optional<int64_t> stop,
+                              int64_t step, Device device) {
+  return Tensor(raw::arange(0, double(n), 1, i64, device).slice(0, start, stop, step));
+}
+
+/// The primitive `permute(x, dims)`.
+struct Permute {
+  Shape dims;                           ///< the new order of x's axes
+  static constexpr bool linear = true;  ///< its jvp is the primitive applied to the tangent
+
+  /// "permute", for errors.
+  std::string_view name() const { return "permute"; }
+  /// The primitive on T.
+  template <Diffable T>
+  T operator()(const T& x) const {
+    return Prims<T>::permute(x, dims);
+  }
+  /// The transpose: the inverse permutation.
+  template <Diffable T>
+  Pullback<T> pullback(int, const T&, const T&) const {
+    return {[inv = inverse_permutation(dims)](const T& ct) { return Prims<T>::permute(ct, inv); },
+            {}};
+  }
+  /// The batching rule: the batch axis stays first.
+  template <Diffable T>
+  Batched<T> batch(const Batched<T>& x) const {
+    if (!x.batched()) return Batched<T>(Prims<T>::permute(x.value(), dims));
+    if (dims.ndim() != x.ndim()) {
+      detail::fail<ShapeError>("permute", "dims ", dims, " do not match the shape ", x.shape());
+    }
+    Shape d{0};
+    for (int64_t a : batching::shifted(x, dims, "permute")) d.push_back(a);
+    return batching::batched(Prims<T>::permute(x.value(), d));
+  }
+};
+
+/// The primitive `expand(x, shape)` (broadcast to `shape`).
+struct Expand {
+  Shape shape;                          ///< the shape broadcast to
+  static constexpr bool linear = true;  ///< its jvp is the primitive applied to the tangent
+
+  /// "expand", for errors.
+  std::string_view name() const { return "expand"; }
+  /// The primitive on T.
+  template <Diffable T>
+  T operator()(const T& x) const {
+    return Prims<T>::expand(x, shape);
+  }
+  /// The transpose: the cotangent summed back to x's shape.
+  template <Diffable T>
+  Pullback<T> pullback(int, const T& x, const T&) const {
+    return {[in = x.shape()](const T& ct) { return sum_to(ct, in); }, {}};
+  }
+  /// The batching rule: axes the expansion adds go after the batch axis.
+  template <Diffable T>
+  Batched<T> batch(const Batched<T>& x) const {
+    if (!x.batched()) return Batched<T>(Prims<T>::expand(x.value(), shape));
+    const Shape in = x.shape();
+    const int64_t lead = shape.ndim() - in.ndim();
+    if (lead < 0) {
+      detail::fail<ShapeError>("expand", "cannot broadcast shape ", in, " to ", shape,
+                               " (fewer dims)");
+    }
+    Shape padded;
+    for (int64_t i = 0; i < lead; ++i) padded.push_back(1);
+    for (int64_t d : in) padded.push_back(d);
+    const int64_t n = x.batch_size();
+    return batching::batched(Prims<T>::expand(
+        Prims<T>::reshape(x.value(), detail::with_batch(n, padded)), detail::with_batch(n, shape)));
+  }
+};
+
+/// The primitive `reshape(x, shape)`.
+struct Reshape {
+  Shape shape;                          ///< the new shape
+  static constexpr bool linear = true;  ///< its jvp is the primitive applied to the tangent
+
+  /// "reshape", for errors.
+  std::string_view name() const { return "reshape"; }
+  /// The primitive on T.
+  template <Diffable T>
+  T operator()(const T& x) const {
+    return Prims<T>::reshape(x, shape);
+  }
+  /// The transpose: the cotangent reshaped back.
+  template <Diffable T>
+  Pullback<T> pullback(int, const T& x, const T&) const {
+    return {[in = x.shape()](const T& ct) { return Prims<T>::reshape(ct, in); }, {}};
+  }
+  /// The batching rule: the batch axis stays first.
+  template <Diffable T>
+  Batched<T> batch(const Batched<T>& x) const {
+    if (!x.batched()) return Batched<T>(Prims<T>::reshape(x.value(), shape));
+    return batching::batched(
+        Prims<T>::reshape(x.value(), detail::with_batch(x.batch_size(), shape)));
+  }
+};
+
+/// The primitive `slice(x, axis, start, stop, step)`.
+struct Slice {
+  int64_t axis;                         ///< the sliced axis
+  static constexpr bool linear = true;  ///< its jvp is the primitive applied to the tangent
+  std::optional<int64_t> start;         ///< first position (default: the start)
+  std::optional<int64_t> stop;          ///< end position (default: the end)
+  int64_t step;                         ///< stride
+
+  /// "slice", for errors.
+  std::string_view name() const { return "slice"; }
+  /// The primitive on T.
+  template <Diffable T>
+  T operator()(const T& x) const {
+    return Prims<T>::slice(x, axis, start, stop, step);
+  }
+  /// The transpose: the cotangent added at the sliced positions of zeros of x's shape;
+  /// keeps the positions and the shape, and makes the zeros when it runs.
+  template <Diffable T>
+  Pullback<T> pullback(int, const T& x, const T&) const {
+    const int64_t ax = normalize_axis(axis, x.shape(), "slice");
+    const Tensor pos = slice_positions(x.shape()[std::size_t(ax)], start, stop, step, x.device());
+    return {[ax, pos, in = x.shape()](const T& ct) {
+              const T zero = detail::filled<T>(0.0, in, ct.dtype(), ct.device());
+              return Prims<T>::index_add(zero, ax, pos, ct);
+            },
+            {}};
+  }
+  /// The batching rule: the axis shifts past the batch axis.
+  template <Diffable T>
+  Batched<T> batch(const Batched<T>& x) const {
+    if (!x.batched()) return Batched<T>(Prims<T>::slice(x.value(), axis, start, stop, step));
+    return batching::batched(
+        Prims<T>::slice(x.value(), batching::shift(x, axis, "slice"), start, stop, step));
+  }
+};
+
+/// The primitive `pad(x, pads)` (zeros before and after each axis).
+struct Pad {
+  Pads pads;                            ///< (before, after) per axis
+  static constexpr bool linear = true;  ///< its jvp is the primitive applied to the tangent
+
+  /// "pad", for errors.
+  std::string_view name() const { return "pad"; }
+  /// The primitive on T.
+  template <Diffable T>
+  T operator()(const T& x) const {
+    return Prims<T>::pad(x, pads);
+  }
+  /// The transpose: the interior of the cotangent.
+  template <Diffable T>
+  Pullback<T> pullback(int, const T& x, const T&) const {
+    return {[pads = pads, in = x.shape()](const T& ct) {
+              T c = ct;
+              for (std::size_t i = 0; i < pads.size(); ++i) {
+                c = Prims<T>::slice(c, int64_t(i), pads[i].first, pads[i].first + in[i], 1);
+              }
+              return c;
+            },
+            {}};
+  }
+  /// The batching rule: the batch axis is not padded.
+  template <Diffable T>
+  Batched<T> batch(const Batched<T>& x) const {
+    if (!x.batched()) return Batched<T>(Prims<T>::pad(x.value(), pads));
+    Pads p{{0, 0}};
+    p.insert(p.end(), pads.begin(), pads.end());
+    return batching::batched(Prims<T>::pad(x.value(), p));
+  }
+};
+
+/// The primitive `concat(xs, axis)`, linear in every operand; its operands come as a list.
+struct Concat {
+  int64_t axis;                         ///< the joined axis
+  static constexpr bool linear = true;  ///< its jvp is the concat of the tangents
+
+  /// "concat", for errors.
+  std::string_view name() const { return "concat"; }
+  /// The primitive on T.
+  template <Diffable T>
+  T operator()(const std::vector<T>& xs) const {
+    return Prims<T>::concat(xs, axis);
+  }
+  /// The transposes, one per operand: each operand's slice of the cotangent.
+  template <Diffable T>
+  std::vector<Pullback<T>> pullbacks(const std::vector<T>& xs, const T& y) const {
+    const int64_t ax = normalize_axis(axis, y.shape(), "concat");
+    std::vector<Pullback<T>> out;
+    int64_t at = 0;
+    for (const T& x : xs) {
+      const int64_t len = x.shape()[std::size_t(ax)];
+      out.push_back(
+          {[ax, at, len](const T& ct) { return Prims<T>::slice(ct, ax, at, at + len, 1); }, {}});
+      at += len;
+    }
+    return out;
+  }
+  /// The batching rule: unbatched operands are broadcast, the axis shifts past the batch axis.
+  template <Diffable T>
+  Batched<T> batch(const std::vector<Batched<T>>& xs) const {
+    std::vector<const Batched<T>*> ptrs;
+    for (const Batched<T>& x : xs) ptrs.push_back(&x);
+    const int64_t n = batching::batch_of<T>(std::span<const Batched<T>* const>(ptrs));
+    std::vector<T> vs;
+    for (const Batched<T>& x : xs) vs.push_back(n > 0 ? x.as_batch(n) : x.value());
+    if (n == 0) return Batched<T>(Prims<T>::concat(vs, axis));
+    return batching::batched(Prims<T>::concat(vs, batching::batch_axis(xs[0], axis, "concat")));
+  }
+};
+
+}  // namespace strata::rules
