@@ -112,33 +112,40 @@ def raw_workloads():
     yield "sum_all_f32_4096x4096", lambda: sums(None)
 
 
+def mlp_step(batch, device="cpu", sync=lambda: None):
+    """bench/workloads_nn.cpp's 784-256-256-10 ReLU MLP and its SGD step, on `device`."""
+    g = torch.Generator(device=device).manual_seed(7)
+    dims = [784, 256, 256, 10]
+    params = []
+    for i in range(3):
+        w = (torch.randn(dims[i], dims[i + 1], generator=g, device=device)
+             / dims[i] ** 0.5).requires_grad_()
+        b = torch.zeros(dims[i + 1], device=device, requires_grad=True)
+        params += [w, b]
+    x = torch.randn(batch, 784, generator=g, device=device)
+    y = torch.randint(0, 10, (batch,), generator=g, device=device)
+
+    def step():
+        h = x
+        for i in range(3):
+            h = h @ params[2 * i] + params[2 * i + 1]
+            if i < 2:
+                h = torch.relu(h)
+        loss = torch.nn.functional.cross_entropy(h, y)
+        for p in params:
+            p.grad = None
+        loss.backward()
+        with torch.no_grad():
+            for p in params:
+                p -= 0.01 * p.grad
+        sync()
+
+    return step
+
+
 def nn_workloads():
     def mlp():
-        g = torch.Generator().manual_seed(7)
-        dims = [784, 256, 256, 10]
-        params = []
-        for i in range(3):
-            w = (torch.randn(dims[i], dims[i + 1], generator=g) / dims[i] ** 0.5).requires_grad_()
-            b = torch.zeros(dims[i + 1], requires_grad=True)
-            params += [w, b]
-        x = torch.randn(128, 784, generator=g)
-        y = torch.randint(0, 10, (128,), generator=g)
-
-        def step():
-            h = x
-            for i in range(3):
-                h = h @ params[2 * i] + params[2 * i + 1]
-                if i < 2:
-                    h = torch.relu(h)
-            loss = torch.nn.functional.cross_entropy(h, y)
-            for p in params:
-                p.grad = None
-            loss.backward()
-            with torch.no_grad():
-                for p in params:
-                    p -= 0.01 * p.grad
-
-        return step
+        return mlp_step(128)
 
     yield "mlp_train_step_b128", mlp, 200, 20
 
@@ -236,34 +243,7 @@ def cuda_workloads():
 
     for batch in (128, 4096):
         def mlp(batch=batch):
-            # bench/workloads_nn.cpp's model and step, on the device.
-            g = torch.Generator(device=dev).manual_seed(7)
-            dims = [784, 256, 256, 10]
-            params = []
-            for i in range(3):
-                w = (torch.randn(dims[i], dims[i + 1], generator=g, device=dev)
-                     / dims[i] ** 0.5).requires_grad_()
-                b = torch.zeros(dims[i + 1], device=dev, requires_grad=True)
-                params += [w, b]
-            x = torch.randn(batch, 784, generator=g, device=dev)
-            y = torch.randint(0, 10, (batch,), generator=g, device=dev)
-
-            def step():
-                h = x
-                for i in range(3):
-                    h = h @ params[2 * i] + params[2 * i + 1]
-                    if i < 2:
-                        h = torch.relu(h)
-                loss = torch.nn.functional.cross_entropy(h, y)
-                for p in params:
-                    p.grad = None
-                loss.backward()
-                with torch.no_grad():
-                    for p in params:
-                        p -= 0.01 * p.grad
-                sync()
-
-            return step
+            return mlp_step(batch, dev, sync)
         yield f"cuda_mlp_train_step_b{batch}", mlp, None, 1
 
     def hess(n=256):
