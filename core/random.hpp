@@ -7,12 +7,7 @@
 #include <cmath>
 #include <cstdint>
 
-/// Marks a function callable on the host and, under nvcc, on a CUDA device.
-#ifdef __CUDACC__
-#define STRATA_HD __host__ __device__
-#else
-#define STRATA_HD
-#endif
+#include "core/hd.hpp"
 
 namespace strata::detail {
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-/// The elementwise math functions: exp, log, sin, cos, sqrt, tanh (float; integer
-/// and bool inputs give f32), abs and sign (any numeric dtype), and clamp.
+/// The elementwise math functions: exp, log, sin, cos, sqrt, tanh, log1p, expm1 and
+/// erf (float; integer and bool inputs give f32), abs and sign (any numeric dtype),
+/// and clamp.
 #include "diff/arithmetic.hpp"
 
 namespace strata {
@@ -41,6 +42,26 @@ T sqrt(const T& x) {
 template <Diffable T>
 T tanh(const T& x) {
   return detail::float_unary(UnaryOp::tanh, x);
+}
+
+/// Elementwise log(1 + x), accurate for x near 0 (NaN below -1, -inf at -1). Same shape as x;
+/// floating dtypes are kept, integer and bool inputs give f32. Example: `st::log1p(p)`.
+template <Diffable T>
+T log1p(const T& x) {
+  return detail::float_unary(UnaryOp::log1p, x);
+}
+/// Elementwise e^x - 1, accurate for x near 0. Same shape as x; floating dtypes are kept,
+/// integer and bool inputs give f32. Example: `st::expm1(x)`.
+template <Diffable T>
+T expm1(const T& x) {
+  return detail::float_unary(UnaryOp::expm1, x);
+}
+/// Elementwise the error function erf(x) = 2/sqrt(pi) * integral of e^(-t^2) from 0 to x
+/// (scipy.special.erf; exact GELU is x/2 * (1 + erf(x/sqrt(2)))). Same shape as x; floating
+/// dtypes are kept, integer and bool inputs give f32. Example: `st::erf(x)`.
+template <Diffable T>
+T erf(const T& x) {
+  return detail::float_unary(UnaryOp::erf, x);
 }
 
 /// Elementwise |x|, keeping x's shape and dtype (integers stay integers). Its derivative

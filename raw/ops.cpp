@@ -81,32 +81,29 @@ Shape all_axes(int64_t ndim) {
   return axes;
 }
 
-void check_unary_dtype(UnaryOp op, DType t) {
-  const std::string_view name = op_name(op);
-  switch (op) {
-    case UnaryOp::neg:
-    case UnaryOp::abs:
-    case UnaryOp::sign:
-      return require_numeric(t, name);
-    case UnaryOp::logical_not:
-      return require_bool(t, name);
-    default:
-      return require_float(t, name);
+/// The dtype check of an op table row: its dtype class admits t.
+template <class Op>
+void check_dtype(Op op, DType t) {
+  const OpInfo<Op>& row = op_info(op);
+  switch (row.dtypes) {
+    case DTypeClass::floating:
+      return require_float(t, row.name);
+    case DTypeClass::numeric:
+      return require_numeric(t, row.name);
+    case DTypeClass::boolean:
+      return require_bool(t, row.name);
+    case DTypeClass::any:
+      return;
   }
 }
 
-void check_binary_dtype(BinaryOp op, DType t) {
-  const std::string_view name = op_name(op);
-  if (is_comparison(op)) return;
-  switch (op) {
-    case BinaryOp::pow:
-      return require_float(t, name);
-    case BinaryOp::logical_and:
-    case BinaryOp::logical_or:
-      return require_bool(t, name);
-    default:
-      return require_numeric(t, name);
-  }
+/// Integer division has no value for a zero divisor: checked here, before any
+/// backend runs, so kernels on every device divide without a check.
+void require_nonzero_divisor(const RawTensor& b) {
+  const RawTensor zero = full({}, 0.0, b.dtype(), b.device()).expand(b.shape());
+  bool found = false;
+  to_host(reduce(ReduceOp::max, binary(BinaryOp::eq, b, zero), all_axes(b.ndim())), &found);
+  if (found) fail<ValueError>("div", "integer division by zero");
 }
 
 }  // namespace
@@ -213,7 +210,7 @@ RawTensor to_device(const RawTensor& x, Device device) {
 
 RawTensor unary(UnaryOp op, const RawTensor& x) {
   require_defined(x, op_name(op));
-  check_unary_dtype(op, x.dtype());
+  check_dtype(op, x.dtype());
   RawTensor out = empty(x.shape(), x.dtype(), x.device());
   if (out.numel() > 0) backend_for(x.device()).unary(op, out, x);
   return out;
@@ -226,7 +223,8 @@ RawTensor binary(BinaryOp op, const RawTensor& a, const RawTensor& b) {
   require_same_device(a, b, name);
   require_same_shape(a, b, name);
   require_same_dtype(a, b, name);
-  check_binary_dtype(op, a.dtype());
+  check_dtype(op, a.dtype());
+  if (op == BinaryOp::div && is_integral(a.dtype()) && a.numel() > 0) require_nonzero_divisor(b);
   const DType out_dtype = is_comparison(op) ? DType::b8 : a.dtype();
   RawTensor out = empty(a.shape(), out_dtype, a.device());
   if (out.numel() > 0) backend_for(a.device()).binary(op, out, a, b);
@@ -498,14 +496,11 @@ void binary_(BinaryOp op, const RawTensor& dst, const RawTensor& src) {
   require_same_shape(dst, src, name);
   require_same_dtype(dst, src, name);
   if (is_comparison(op)) fail<ValueError>(name, "comparisons cannot be done in place");
-  check_binary_dtype(op, dst.dtype());
+  check_dtype(op, dst.dtype());
   require_writable(dst, name);
+  // Checked before writing, so a failed division leaves dst untouched.
   if (op == BinaryOp::div && is_integral(src.dtype()) && src.numel() > 0) {
-    // Check before writing, so a failed division leaves dst untouched.
-    const RawTensor zero = full({}, 0.0, src.dtype(), src.device()).expand(src.shape());
-    bool found = false;
-    to_host(reduce(ReduceOp::max, binary(BinaryOp::eq, src, zero), all_axes(src.ndim())), &found);
-    if (found) fail<ValueError>(name, "integer division by zero");
+    require_nonzero_divisor(src);
   }
   if (dst.numel() > 0) backend_for(dst.device()).binary(op, dst, dst, unaliased(dst, src));
   dst.storage()->bump_version();

@@ -13,59 +13,158 @@
 ///   movement     views (core/layout.hpp), contiguous, pad, concat, cast
 ///   contraction  matmul [..., m, k] x [..., k, n]        raw::matmul
 ///   indexing     index_select, index_add                 raw::index_select/index_add
+///
+/// The elementwise and reduction ops are three tables below, one row per op:
+///   X(name, Functor, dtype class, NumPy equivalent)
+/// Each table generates its enum, the names, the front end's dtype check, the
+/// backends' dispatch to the op's scalar functor (raw/scalar_ops.hpp, `Functor`
+/// there) and the lists the test suites iterate. A new elementwise op is one
+/// row here and one functor there (docs/adding_a_primitive.md).
+#include <array>
 #include <cstdint>
 #include <string_view>
 
+#include "core/dtype.hpp"
+
+/// The unary ops, one row each: X(name, Functor, dtype class, NumPy equivalent).
+///   neg   -x;  exp, log (natural), sin, cos, sqrt, tanh;  abs;  sign (-1, 0 or 1,
+///   NaN stays NaN);  logical_not;  log1p = log(1 + x) and expm1 = e^x - 1, both
+///   accurate near 0;  erf, the error function.
+#define STRATA_UNARY_OPS(X)                              \
+  X(neg, Neg, numeric, "numpy.negative")                 \
+  X(exp, Exp, floating, "numpy.exp")                     \
+  X(log, Log, floating, "numpy.log")                     \
+  X(sin, Sin, floating, "numpy.sin")                     \
+  X(cos, Cos, floating, "numpy.cos")                     \
+  X(sqrt, Sqrt, floating, "numpy.sqrt")                  \
+  X(tanh, Tanh, floating, "numpy.tanh")                  \
+  X(abs, Abs, numeric, "numpy.abs")                      \
+  X(sign, Sign, numeric, "numpy.sign")                   \
+  X(logical_not, LogicalNot, boolean, "numpy.logical_not") \
+  X(log1p, Log1p, floating, "numpy.log1p")               \
+  X(expm1, Expm1, floating, "numpy.expm1")               \
+  X(erf, Erf, floating, "scipy.special.erf")
+
+/// The binary ops on two tensors of one shape and dtype, one row each.
+///   add, sub, mul wrap on integers;  div truncates toward zero on integers
+///   (torch.div rounding_mode="trunc") and rejects a zero divisor;  pow (float);
+///   maximum, minimum: NaN wins;  the comparisons give bool;  logical_and, _or.
+#define STRATA_BINARY_OPS(X)                             \
+  X(add, Add, numeric, "numpy.add")                      \
+  X(sub, Sub, numeric, "numpy.subtract")                 \
+  X(mul, Mul, numeric, "numpy.multiply")                 \
+  X(div, Div, numeric, "numpy.true_divide")              \
+  X(pow, Pow, floating, "numpy.power")                   \
+  X(maximum, Maximum, numeric, "numpy.maximum")          \
+  X(minimum, Minimum, numeric, "numpy.minimum")          \
+  X(eq, Eq, any, "numpy.equal")                          \
+  X(ne, Ne, any, "numpy.not_equal")                      \
+  X(lt, Lt, any, "numpy.less")                           \
+  X(le, Le, any, "numpy.less_equal")                     \
+  X(gt, Gt, any, "numpy.greater")                        \
+  X(ge, Ge, any, "numpy.greater_equal")                  \
+  X(logical_and, LogicalAnd, boolean, "numpy.logical_and") \
+  X(logical_or, LogicalOr, boolean, "numpy.logical_or")
+
+/// The reductions over a set of axes, one row each. sum: bool and integers sum
+/// to i64; max, min: NaN wins; argmax, argmin: the i64 position (row-major over
+/// the reduced axes) of the first extreme, or of the first NaN.
+#define STRATA_REDUCE_OPS(X)                   \
+  X(sum, SumReducer, any, "numpy.sum")         \
+  X(max, MaxReducer, any, "numpy.max")         \
+  X(min, MinReducer, any, "numpy.min")         \
+  X(argmax, ArgmaxReducer, any, "numpy.argmax") \
+  X(argmin, ArgminReducer, any, "numpy.argmin")
+
 namespace strata {
 
-/// Elementwise functions of one tensor.
-enum class UnaryOp : uint8_t {
-  neg,          ///< -x                  (numpy.negative)   float, int
-  exp,          ///< e^x                 (numpy.exp)        float
-  log,          ///< natural log         (numpy.log)        float
-  sin,          ///< sine                (numpy.sin)        float
-  cos,          ///< cosine              (numpy.cos)        float
-  sqrt,         ///< square root         (numpy.sqrt)       float
-  tanh,         ///< hyperbolic tangent  (numpy.tanh)       float
-  abs,          ///< |x|                 (numpy.abs)        float, int
-  sign,         ///< -1, 0 or 1          (numpy.sign)       float, int
-  logical_not,  ///< !x                  (numpy.logical_not) bool
+/// The dtypes an op accepts (the third column of the tables).
+enum class DTypeClass : uint8_t {
+  floating,  ///< f32, f64
+  numeric,   ///< i32, i64, f32, f64
+  boolean,   ///< bool
+  any,       ///< every dtype
 };
 
-/// Elementwise functions of two tensors of the same shape and dtype.
-enum class BinaryOp : uint8_t {
-  add,          ///< a + b               (numpy.add)        float, int
-  sub,          ///< a - b               (numpy.subtract)   float, int
-  mul,          ///< a * b               (numpy.multiply)   float, int
-  div,          ///< a / b; ints truncate toward zero (torch.div trunc) float, int
-  pow,          ///< a ** b              (numpy.power)      float
-  maximum,      ///< larger, NaN wins    (numpy.maximum)    float, int
-  minimum,      ///< smaller, NaN wins   (numpy.minimum)    float, int
-  eq,           ///< a == b -> bool      (numpy.equal)      all
-  ne,           ///< a != b -> bool      (numpy.not_equal)  all
-  lt,           ///< a < b -> bool       (numpy.less)       all
-  le,           ///< a <= b -> bool      (numpy.less_equal) all
-  gt,           ///< a > b -> bool       (numpy.greater)    all
-  ge,           ///< a >= b -> bool      (numpy.greater_equal) all
-  logical_and,  ///< a && b              (numpy.logical_and) bool
-  logical_or,   ///< a || b              (numpy.logical_or)  bool
+/// Does `cls` admit dtype t?
+constexpr bool admits(DTypeClass cls, DType t) {
+  switch (cls) {
+    case DTypeClass::floating:
+      return t == DType::f32 || t == DType::f64;
+    case DTypeClass::numeric:
+      return t != DType::b8;
+    case DTypeClass::boolean:
+      return t == DType::b8;
+    case DTypeClass::any:
+      return true;
+  }
+  return false;
+}
+
+/// One row of an op table, as data.
+template <class Op>
+struct OpInfo {
+  Op op;                   ///< the enumerator
+  std::string_view name;   ///< as error messages spell it ("exp")
+  DTypeClass dtypes;       ///< the dtypes it accepts
+  std::string_view numpy;  ///< its NumPy (or SciPy) equivalent ("numpy.exp")
 };
 
-/// Reductions over a set of axes.
-enum class ReduceOp : uint8_t {
-  sum,     ///< sum; bool and ints sum to i64   (numpy.sum)
-  max,     ///< largest; NaN wins               (numpy.max)
-  min,     ///< smallest; NaN wins              (numpy.min)
-  argmax,  ///< i64 position of the first max, row-major over the reduced axes (numpy.argmax)
-  argmin,  ///< i64 position of the first min   (numpy.argmin)
-};
+// The enumerators, in table order (each table's header comment says what they compute).
+#define STRATA_OP_ENUMERATOR(name, Functor, dtypes, numpy) name,
+
+/// Elementwise functions of one tensor (rows of STRATA_UNARY_OPS).
+enum class UnaryOp : uint8_t { STRATA_UNARY_OPS(STRATA_OP_ENUMERATOR) };
+/// Elementwise functions of two tensors of the same shape and dtype (rows of STRATA_BINARY_OPS).
+enum class BinaryOp : uint8_t { STRATA_BINARY_OPS(STRATA_OP_ENUMERATOR) };
+/// Reductions over a set of axes (rows of STRATA_REDUCE_OPS).
+enum class ReduceOp : uint8_t { STRATA_REDUCE_OPS(STRATA_OP_ENUMERATOR) };
+
+#undef STRATA_OP_ENUMERATOR
+#define STRATA_OP_INFO(Enum, name, Functor, dtypes, numpy) \
+  OpInfo<Enum>{Enum::name, #name, DTypeClass::dtypes, numpy},
+#define STRATA_UNARY_INFO(...) STRATA_OP_INFO(UnaryOp, __VA_ARGS__)
+#define STRATA_BINARY_INFO(...) STRATA_OP_INFO(BinaryOp, __VA_ARGS__)
+#define STRATA_REDUCE_INFO(...) STRATA_OP_INFO(ReduceOp, __VA_ARGS__)
+
+/// The unary table as data, in enum order: `for (const auto& row : st::kUnaryOps)`.
+inline constexpr std::array kUnaryOps{STRATA_UNARY_OPS(STRATA_UNARY_INFO)};
+/// The binary table as data, in enum order.
+inline constexpr std::array kBinaryOps{STRATA_BINARY_OPS(STRATA_BINARY_INFO)};
+/// The reduction table as data, in enum order.
+inline constexpr std::array kReduceOps{STRATA_REDUCE_OPS(STRATA_REDUCE_INFO)};
+
+#undef STRATA_UNARY_INFO
+#undef STRATA_BINARY_INFO
+#undef STRATA_REDUCE_INFO
+#undef STRATA_OP_INFO
+
+namespace detail {
+/// Row i of `table` describes enumerator i, for every row.
+template <class Table>
+constexpr bool rows_in_enum_order(const Table& table) {
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    if (static_cast<std::size_t>(table[i].op) != i) return false;
+  }
+  return true;
+}
+}  // namespace detail
+static_assert(detail::rows_in_enum_order(kUnaryOps) && detail::rows_in_enum_order(kBinaryOps) &&
+              detail::rows_in_enum_order(kReduceOps));
+
+/// The op's table row.
+constexpr const OpInfo<UnaryOp>& op_info(UnaryOp op) { return kUnaryOps[std::size_t(op)]; }
+/// The op's table row.
+constexpr const OpInfo<BinaryOp>& op_info(BinaryOp op) { return kBinaryOps[std::size_t(op)]; }
+/// The op's table row.
+constexpr const OpInfo<ReduceOp>& op_info(ReduceOp op) { return kReduceOps[std::size_t(op)]; }
 
 /// The op's name as error messages spell it ("exp", ...).
-std::string_view op_name(UnaryOp op);
+constexpr std::string_view op_name(UnaryOp op) { return op_info(op).name; }
 /// The op's name as error messages spell it ("add", ...).
-std::string_view op_name(BinaryOp op);
+constexpr std::string_view op_name(BinaryOp op) { return op_info(op).name; }
 /// The op's name as error messages spell it ("sum", ...).
-std::string_view op_name(ReduceOp op);
+constexpr std::string_view op_name(ReduceOp op) { return op_info(op).name; }
 
 /// True for eq, ne, lt, le, gt, ge (bool results).
 constexpr bool is_comparison(BinaryOp op) { return op >= BinaryOp::eq && op <= BinaryOp::ge; }

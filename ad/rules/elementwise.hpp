@@ -24,8 +24,11 @@ struct Unary {
       case UnaryOp::exp:
       case UnaryOp::sqrt:
       case UnaryOp::tanh:
+      case UnaryOp::expm1:
         return keep_out;
       case UnaryOp::log:
+      case UnaryOp::log1p:
+      case UnaryOp::erf:
       case UnaryOp::sin:
       case UnaryOp::cos:
       case UnaryOp::abs:
@@ -54,6 +57,12 @@ struct Unary {
         return v * (1.0 - y * y);
       case UnaryOp::abs:
         return v * sign(x);
+      case UnaryOp::log1p:
+        return v / (x + 1.0);
+      case UnaryOp::expm1:
+        return v * (y + 1.0);
+      case UnaryOp::erf:
+        return v * (exp(-(x * x)) * 1.1283791670955126);  // 2 / sqrt(pi)
       default:
         return std::nullopt;  // sign, logical_not: piecewise constant
     }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // CPU elementwise kernels: fill, copy (with cast), creation, unary, binary, where.
-// Contract: raw/ops.cpp has validated shapes and dtypes; `out` is written,
-// never read (except binary with out aliasing a, which reads before writing).
-// Signed integer arithmetic wraps (two's complement), as in NumPy and PyTorch.
+// Contract: raw/ops.cpp has validated shapes and dtypes (and integer divisors);
+// `out` is written, never read (except binary with out aliasing a, which reads
+// before writing). The arithmetic is raw/scalar_ops.hpp's, shared with CUDA;
+// exp, log, sin, cos, tanh and sqrt of contiguous blocks go to raw/cpu/vmath.
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -14,54 +15,10 @@
 #include "raw/cpu/cpu_backend.hpp"
 #include "raw/cpu/loops.hpp"
 #include "raw/cpu/vmath.hpp"
+#include "raw/scalar_ops.hpp"
 
 namespace strata::detail {
 namespace {
-
-[[noreturn]] void unsupported(std::string_view op, DType t) {
-  fail<DTypeError>(op, "dtype ", dtype_name(t), " is not supported");
-}
-
-template <class T>
-using Unsigned = std::make_unsigned_t<T>;
-
-// Wrapping integer arithmetic (signed overflow would be undefined behaviour).
-template <class T>
-T wrap_add(T a, T b) {
-  if constexpr (std::is_integral_v<T>) return T(Unsigned<T>(a) + Unsigned<T>(b));
-  return a + b;
-}
-template <class T>
-T wrap_sub(T a, T b) {
-  if constexpr (std::is_integral_v<T>) return T(Unsigned<T>(a) - Unsigned<T>(b));
-  return a - b;
-}
-template <class T>
-T wrap_mul(T a, T b) {
-  if constexpr (std::is_integral_v<T>) return T(Unsigned<T>(a) * Unsigned<T>(b));
-  return a * b;
-}
-template <class T>
-T wrap_neg(T a) {
-  if constexpr (std::is_integral_v<T>) return T(Unsigned<T>(0) - Unsigned<T>(a));
-  return -a;
-}
-
-// NaN-propagating maximum/minimum (numpy.maximum): a NaN operand wins.
-template <class T>
-T nan_max(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) {
-    if (std::isnan(a) || std::isnan(b)) return a + b;
-  }
-  return a < b ? b : a;
-}
-template <class T>
-T nan_min(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) {
-    if (std::isnan(a) || std::isnan(b)) return a + b;
-  }
-  return b < a ? b : a;
-}
 
 // The vmath function computing op, or -1 when op has none.
 int vmath_fn(UnaryOp op) {
@@ -121,135 +78,15 @@ void unary_typed(UnaryOp op, const RawTensor& out, const RawTensor& x) {
       if constexpr (std::is_same_v<T, double>) return vmath_map<T>(k->f64[fn], out, x);
     }
   }
-  if constexpr (std::is_same_v<T, bool>) {
-    if (op == UnaryOp::logical_not)
-      return map<T, T>(
-          out, [](T v) { return !v; }, x);
-  } else {
-    switch (op) {
-      case UnaryOp::neg:
-        return map<T, T>(
-            out, [](T v) { return wrap_neg(v); }, x);
-      case UnaryOp::abs:
-        return map<T, T>(
-            out, [](T v) { return v < T(0) ? wrap_neg(v) : v; }, x);
-      case UnaryOp::sign:
-        return map<T, T>(
-            out, [](T v) { return v != v ? v : T((T(0) < v) - (v < T(0))); }, x);
-      default:
-        break;
-    }
-    if constexpr (std::is_floating_point_v<T>) {
-      switch (op) {
-        case UnaryOp::exp:
-          return map<T, T>(
-              out, [](T v) { return std::exp(v); }, x);
-        case UnaryOp::log:
-          return map<T, T>(
-              out, [](T v) { return std::log(v); }, x);
-        case UnaryOp::sin:
-          return map<T, T>(
-              out, [](T v) { return std::sin(v); }, x);
-        case UnaryOp::cos:
-          return map<T, T>(
-              out, [](T v) { return std::cos(v); }, x);
-        case UnaryOp::sqrt:
-          return map<T, T>(
-              out, [](T v) { return std::sqrt(v); }, x);
-        case UnaryOp::tanh:
-          return map<T, T>(
-              out, [](T v) { return std::tanh(v); }, x);
-        default:
-          break;
-      }
-    }
-  }
-  unsupported(op_name(op), x.dtype());
-}
-
-template <class T>
-void compare_typed(BinaryOp op, const RawTensor& out, const RawTensor& a, const RawTensor& b) {
-  switch (op) {
-    case BinaryOp::eq:
-      return map<bool, T, T>(
-          out, [](T x, T y) { return x == y; }, a, b);
-    case BinaryOp::ne:
-      return map<bool, T, T>(
-          out, [](T x, T y) { return x != y; }, a, b);
-    case BinaryOp::lt:
-      return map<bool, T, T>(
-          out, [](T x, T y) { return x < y; }, a, b);
-    case BinaryOp::le:
-      return map<bool, T, T>(
-          out, [](T x, T y) { return x <= y; }, a, b);
-    case BinaryOp::gt:
-      return map<bool, T, T>(
-          out, [](T x, T y) { return x > y; }, a, b);
-    case BinaryOp::ge:
-      return map<bool, T, T>(
-          out, [](T x, T y) { return x >= y; }, a, b);
-    default:
-      break;
-  }
-  unsupported(op_name(op), a.dtype());
+  scalar::visit_unary<T>(op, [&](auto fn) { map<T, T>(out, fn, x); });
 }
 
 template <class T>
 void binary_typed(BinaryOp op, const RawTensor& out, const RawTensor& a, const RawTensor& b) {
-  if (is_comparison(op)) return compare_typed<T>(op, out, a, b);
-  if constexpr (std::is_same_v<T, bool>) {
-    switch (op) {
-      case BinaryOp::logical_and:
-        return map<T, T, T>(
-            out, [](T x, T y) { return x && y; }, a, b);
-      case BinaryOp::logical_or:
-        return map<T, T, T>(
-            out, [](T x, T y) { return x || y; }, a, b);
-      default:
-        break;
-    }
-  } else {
-    switch (op) {
-      case BinaryOp::add:
-        return map<T, T, T>(
-            out, [](T x, T y) { return wrap_add(x, y); }, a, b);
-      case BinaryOp::sub:
-        return map<T, T, T>(
-            out, [](T x, T y) { return wrap_sub(x, y); }, a, b);
-      case BinaryOp::mul:
-        return map<T, T, T>(
-            out, [](T x, T y) { return wrap_mul(x, y); }, a, b);
-      case BinaryOp::maximum:
-        return map<T, T, T>(
-            out, [](T x, T y) { return nan_max(x, y); }, a, b);
-      case BinaryOp::minimum:
-        return map<T, T, T>(
-            out, [](T x, T y) { return nan_min(x, y); }, a, b);
-      case BinaryOp::div:
-        if constexpr (std::is_integral_v<T>) {
-          // Truncating division; x / 0 has no value, and MIN / -1 wraps.
-          return map<T, T, T>(
-              out,
-              [](T x, T y) {
-                if (y == 0) fail<ValueError>("div", "integer division by zero");
-                return y == T(-1) ? wrap_neg(x) : T(x / y);
-              },
-              a, b);
-        } else {
-          return map<T, T, T>(
-              out, [](T x, T y) { return x / y; }, a, b);
-        }
-      case BinaryOp::pow:
-        if constexpr (std::is_floating_point_v<T>) {
-          return map<T, T, T>(
-              out, [](T x, T y) { return std::pow(x, y); }, a, b);
-        }
-        break;
-      default:
-        break;
-    }
-  }
-  unsupported(op_name(op), a.dtype());
+  scalar::visit_binary<T>(op, [&](auto fn) {
+    using Out = decltype(fn(T{}, T{}));  // bool for the comparisons
+    map<Out, T, T>(out, fn, a, b);
+  });
 }
 
 // Contiguous fills from this size up stream past the caches: larger than both
@@ -287,7 +124,7 @@ CachingAllocator& CpuBackend::allocator() { return cpu_allocator(); }
 
 void CpuBackend::fill(const RawTensor& out, double value) {
   visit_dtype(out.dtype(), "fill", [&]<class T>(type_tag<T>) {
-    const T v = convert<T>(value);
+    const T v = scalar::convert<T>(value);
     if (out.is_contiguous() && out.numel() * int64_t(sizeof(T)) >= kStreamFillBytes) {
       if (const vmath::Kernels* k = vmath::best()) {
         return stream_fill(base_ptr<T>(out) + out.offset(), out.numel(), v, k->stream_fill);
@@ -304,7 +141,7 @@ void CpuBackend::copy(const RawTensor& out, const RawTensor& x) {
   visit_dtype(out.dtype(), "copy", [&]<class TO>(type_tag<TO>) {
     visit_dtype(x.dtype(), "copy", [&]<class TI>(type_tag<TI>) {
       map<TO, TI>(
-          out, [](TI v) { return convert<TO>(v); }, x);
+          out, [](TI v) { return scalar::convert<TO>(v); }, x);
     });
   });
 }
@@ -313,7 +150,7 @@ void CpuBackend::arange(const RawTensor& out, double start, double step) {
   visit_dtype(out.dtype(), "arange", [&]<class T>(type_tag<T>) {
     T* o = base_ptr<T>(out) + out.offset();
     parallel_for(0, out.numel(), kGrain, [&](int64_t lo, int64_t hi) {
-      for (int64_t i = lo; i < hi; ++i) o[i] = convert<T>(start + double(i) * step);
+      for (int64_t i = lo; i < hi; ++i) o[i] = scalar::convert<T>(start + double(i) * step);
     });
   });
 }

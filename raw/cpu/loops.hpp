@@ -277,20 +277,4 @@ void map(const RawTensor& out, F f, const same_as_t<TI, RawTensor>&... ins) {
                       std::pair<const TI*, const Layout*>{base_ptr<TI>(ins), &ins.layout()}...);
 }
 
-/// Converts a value to T with a defined result for every input: floats to
-/// integers saturate (NaN becomes 0), anything to bool is "!= 0".
-template <class T, class S>
-T convert(S v) {
-  if constexpr (std::is_same_v<T, bool>) {
-    return v != S(0);
-  } else if constexpr (std::is_integral_v<T> && std::is_floating_point_v<S>) {
-    if (std::isnan(v)) return T(0);
-    if (v <= S(std::numeric_limits<T>::lowest())) return std::numeric_limits<T>::lowest();
-    if (v >= S(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
-    return static_cast<T>(v);
-  } else {
-    return static_cast<T>(v);
-  }
-}
-
 }  // namespace strata::detail

@@ -7,7 +7,8 @@
 // wrapping int64, so an f32 sum of 2^24 ones is exact. Work is split into
 // pieces whose boundaries depend on the sizes only, never on the thread
 // count, and partial results combine in a fixed order: results are the same
-// for any number of threads.
+// for any number of threads. The reducers (and their tie-break rule) are
+// raw/scalar_ops.hpp's, the same the CUDA kernels run.
 //
 // Two traversals:
 //   rows:    when the reduced axes are the fast ones in memory, each output
@@ -23,80 +24,12 @@
 #include "raw/cpu/cpu_backend.hpp"
 #include "raw/cpu/loops.hpp"
 #include "raw/cpu/vmath.hpp"
+#include "raw/scalar_ops.hpp"
 
 namespace strata::detail {
 namespace {
 
 constexpr int64_t kChunk = int64_t{1} << 15;  // reduced elements per partial result
-
-template <class T>
-bool is_nan(T v) {
-  if constexpr (std::is_floating_point_v<T>) return std::isnan(v);
-  return false;
-}
-
-template <class T>
-struct SumR {
-  using Acc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
-  using Out = std::conditional_t<std::is_floating_point_v<T>, T, int64_t>;
-  static Acc init() { return 0; }
-  static void step(Acc& a, T v, int64_t) {
-    if constexpr (std::is_floating_point_v<T>) {
-      a += v;
-    } else {
-      a = int64_t(uint64_t(a) + uint64_t(int64_t(v)));
-    }
-  }
-  static void combine(Acc& a, const Acc& b) {
-    if constexpr (std::is_floating_point_v<Acc>) {
-      a += b;
-    } else {
-      a = int64_t(uint64_t(a) + uint64_t(b));
-    }
-  }
-  static Out finish(const Acc& a) { return Out(a); }
-};
-
-// max (Less = false) or min (Less = true); a NaN, once seen, stays.
-template <class T, bool Less>
-struct ExtremeR {
-  struct Acc {
-    T v;
-    bool any;
-  };
-  using Out = T;
-  static bool better(T v, T best) {
-    if (is_nan(best)) return false;
-    if (is_nan(v)) return true;
-    return Less ? v < best : best < v;
-  }
-  static Acc init() { return {T{}, false}; }
-  static void step(Acc& a, T v, int64_t) {
-    if (!a.any || better(v, a.v)) a = {v, true};
-  }
-  static void combine(Acc& a, const Acc& b) {
-    if (b.any && (!a.any || better(b.v, a.v))) a = b;
-  }
-  static Out finish(const Acc& a) { return a.v; }
-};
-
-// argmax / argmin: the first position of the extreme (or of the first NaN).
-template <class T, bool Less>
-struct ArgR {
-  struct Acc {
-    T v;
-    int64_t i;
-  };
-  using Out = int64_t;
-  static Acc init() { return {T{}, -1}; }
-  static void step(Acc& a, T v, int64_t i) {
-    if (a.i < 0 || ExtremeR<T, Less>::better(v, a.v)) a = {v, i};
-  }
-  static void combine(Acc& a, const Acc& b) {
-    if (b.i >= 0 && (a.i < 0 || ExtremeR<T, Less>::better(b.v, a.v))) a = b;
-  }
-  static Out finish(const Acc& a) { return a.i; }
-};
 
 struct Split {
   Layout kept;     // O positions: x's kept axes (with x's offset)
@@ -276,7 +209,7 @@ bool fast_sum(const RawTensor& out, const RawTensor& x, const Split& s) {
 template <class R, class T>
 void run(const RawTensor& out, const RawTensor& x, const Shape& axes) {
   const Split s = split_axes(x, axes);
-  if constexpr (std::is_same_v<R, SumR<T>> && std::is_floating_point_v<T>) {
+  if constexpr (std::is_same_v<R, scalar::SumReducer<T>> && std::is_floating_point_v<T>) {
     if (s.R > 0 && fast_sum<T>(out, x, s)) return;
   }
   // Columns pay off when every reduced stride is wider than some kept stride.
@@ -291,18 +224,7 @@ void run(const RawTensor& out, const RawTensor& x, const Shape& axes) {
 
 void CpuBackend::reduce(ReduceOp op, const RawTensor& out, const RawTensor& x, const Shape& axes) {
   visit_dtype(x.dtype(), op_name(op), [&]<class T>(type_tag<T>) {
-    switch (op) {
-      case ReduceOp::sum:
-        return run<SumR<T>, T>(out, x, axes);
-      case ReduceOp::max:
-        return run<ExtremeR<T, false>, T>(out, x, axes);
-      case ReduceOp::min:
-        return run<ExtremeR<T, true>, T>(out, x, axes);
-      case ReduceOp::argmax:
-        return run<ArgR<T, false>, T>(out, x, axes);
-      case ReduceOp::argmin:
-        return run<ArgR<T, true>, T>(out, x, axes);
-    }
+    scalar::visit_reduce<T>(op, [&]<class R>(type_tag<R>) { run<R, T>(out, x, axes); });
   });
 }
 

@@ -47,7 +47,6 @@ CudaBackend::CudaBackend(int index)
 CudaBackend::~CudaBackend() {
   // Backends live until exit, when the driver may already be gone: no checks.
   if (cublas_) cublasDestroy(static_cast<cublasHandle_t>(cublas_));
-  if (error_flag_) cudaFree(error_flag_);
 }
 
 void* CudaBackend::cublas() {
@@ -58,14 +57,6 @@ void* CudaBackend::cublas() {
     cublas_ = h;
   }
   return cublas_;
-}
-
-int* CudaBackend::error_flag() {
-  if (!error_flag_) {
-    DeviceGuard guard(index_);
-    STRATA_CUDA_CHECK(cudaMalloc(&error_flag_, sizeof(int)));
-  }
-  return error_flag_;
 }
 
 void CudaBackend::from_host(const RawTensor& out, const void* src) {

@@ -57,22 +57,6 @@ T* device_ptr(const RawTensor& t) {
   return static_cast<T*>(t.storage()->data());
 }
 
-/// The CPU's conversion rules (raw/cpu/loops.hpp): floats to integers
-/// saturate (NaN becomes 0), anything to bool is "!= 0".
-template <class T, class S>
-__host__ __device__ T convert_to(S v) {
-  if constexpr (std::is_same_v<T, bool>) {
-    return v != S(0);
-  } else if constexpr (std::is_integral_v<T> && std::is_floating_point_v<S>) {
-    if (v != v) return T(0);
-    if (v <= S(std::numeric_limits<T>::lowest())) return std::numeric_limits<T>::lowest();
-    if (v >= S(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
-    return static_cast<T>(v);
-  } else {
-    return static_cast<T>(v);
-  }
-}
-
 // --- the strided walk ------------------------------------------------------------
 /// Merged dims a kernel decodes; plans with more are split on the host.
 constexpr int kWalkDims = 8;

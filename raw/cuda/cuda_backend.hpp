@@ -41,14 +41,11 @@ class CudaBackend final : public Backend {
   int index() const { return index_; }
   /// The cuBLAS handle of this device (created on first use).
   void* cublas();
-  /// A device int used by kernels to report an error (e.g. integer division by zero).
-  int* error_flag();
 
  private:
   int index_;
   std::unique_ptr<CachingAllocator> alloc_;
   void* cublas_ = nullptr;
-  int* error_flag_ = nullptr;
 };
 
 }  // namespace strata::detail

@@ -2,8 +2,9 @@
 // CUDA reductions: sum, max, min, argmax, argmin over a set of axes.
 //
 // As on the CPU (raw/cpu/reduce.cpp), x is seen as [O kept] x [R reduced]
-// positions; floats accumulate in double, integers in wrapping int64; argmax
-// and argmin give the first position of the extreme (or of the first NaN).
+// positions, and the reducers are the CPU's own (raw/scalar_ops.hpp): floats
+// accumulate in double, integers in wrapping int64; argmax and argmin give the
+// first position of the extreme (or of the first NaN).
 // Two kernels, both deterministic (a fixed combination order, whatever the
 // scheduling):
 //   rows:    one block per output; threads stride over R, then a shared-memory
@@ -17,70 +18,10 @@
 
 #include "raw/cuda/common.cuh"
 #include "raw/ops.hpp"
+#include "raw/scalar_ops.hpp"
 
 namespace strata::detail {
 namespace {
-
-template <class T>
-__device__ bool is_nan(T v) {
-  return v != v;
-}
-
-template <class T>
-struct SumR {
-  using Acc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
-  using Out = std::conditional_t<std::is_floating_point_v<T>, T, int64_t>;
-  __device__ static Acc init() { return 0; }
-  __device__ static void step(Acc& a, T v, int64_t) { combine(a, Acc(v)); }
-  __device__ static void combine(Acc& a, const Acc& b) {
-    if constexpr (std::is_floating_point_v<Acc>)
-      a += b;
-    else
-      a = int64_t(uint64_t(a) + uint64_t(b));
-  }
-  __device__ static Out finish(const Acc& a) { return Out(a); }
-};
-
-/// Is v a better extreme than best (Less: smaller)? A NaN beats everything.
-template <class T, bool Less>
-__device__ bool better(T v, T best) {
-  if (is_nan(best)) return false;
-  if (is_nan(v)) return true;
-  return Less ? v < best : best < v;
-}
-
-template <class T, bool Less>
-struct ExtremeR {
-  struct Acc {
-    T v;
-    bool any;
-  };
-  using Out = T;
-  __device__ static Acc init() { return {T{}, false}; }
-  __device__ static void step(Acc& a, T v, int64_t) { combine(a, Acc{v, true}); }
-  __device__ static void combine(Acc& a, const Acc& b) {
-    if (b.any && (!a.any || better<T, Less>(b.v, a.v))) a = b;
-  }
-  __device__ static Out finish(const Acc& a) { return a.v; }
-};
-
-/// Ties (and two NaNs) go to the smaller position, so the combination order
-/// of the block tree cannot change the answer.
-template <class T, bool Less>
-struct ArgR {
-  struct Acc {
-    T v;
-    int64_t i;
-  };
-  using Out = int64_t;
-  __device__ static Acc init() { return {T{}, -1}; }
-  __device__ static void step(Acc& a, T v, int64_t i) { combine(a, Acc{v, i}); }
-  __device__ static void combine(Acc& a, const Acc& b) {
-    if (b.i < 0) return;
-    if (a.i < 0 || better<T, Less>(b.v, a.v) || (!better<T, Less>(a.v, b.v) && b.i < a.i)) a = b;
-  }
-  __device__ static Out finish(const Acc& a) { return a.i; }
-};
 
 template <class R, class T>
 __global__ void rows_kernel(Walk<1> kept, Walk<1> red, int64_t O, int64_t n, const T* x,
@@ -188,18 +129,7 @@ void run(const RawTensor& out, const RawTensor& x0, const Shape& axes) {
 void CudaBackend::reduce(ReduceOp op, const RawTensor& out, const RawTensor& x, const Shape& axes) {
   DeviceGuard guard(index_);
   visit_dtype(x.dtype(), op_name(op), [&]<class T>(type_tag<T>) {
-    switch (op) {
-      case ReduceOp::sum:
-        return run<SumR<T>, T>(out, x, axes);
-      case ReduceOp::max:
-        return run<ExtremeR<T, false>, T>(out, x, axes);
-      case ReduceOp::min:
-        return run<ExtremeR<T, true>, T>(out, x, axes);
-      case ReduceOp::argmax:
-        return run<ArgR<T, false>, T>(out, x, axes);
-      case ReduceOp::argmin:
-        return run<ArgR<T, true>, T>(out, x, axes);
-    }
+    scalar::visit_reduce<T>(op, [&]<class R>(type_tag<R>) { run<R, T>(out, x, axes); });
   });
 }
 
