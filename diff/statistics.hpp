@@ -37,12 +37,23 @@ T std(const T& x, const Shape& axes = {}, bool keepdims = false) {
   detail::checked_axes(axes, x.shape(), "std");
   return sqrt(var(x, axes, keepdims));
 }
+namespace detail {
+/// sqrt(s) of a sum of squares, with derivative 0 where s == 0 (the subgradient of
+/// the norm at 0, not inf * 0 = NaN): a "double where", so the sqrt that runs at
+/// s == 0 is sqrt(1), whose derivative is finite, and its cotangent there is zero.
+template <Diffable T>
+T norm_sqrt(const T& s) {
+  const T zero = s == 0;
+  return where(zero, 0, sqrt(where(zero, 1, s)));
+}
+}  // namespace detail
+
 /// The Frobenius (2-) norm of all elements, a 0-d tensor; integer and bool inputs give
-/// f32. Example: `st::norm(g)`.
+/// f32. Its gradient at x = 0 is 0 (a subgradient), not NaN. Example: `st::norm(g)`.
 template <Diffable T>
 T norm(const T& x) {
   const T f = detail::float_input(x);
-  return sqrt(sum(f * f));
+  return detail::norm_sqrt(sum(f * f));
 }
 namespace detail {
 /// The shift of logsumexp and softmax over (checked) axes: the max, kept, as a
@@ -94,7 +105,7 @@ T std(const T& x, I axis, bool keepdims = false) {
 template <Diffable T>
 T norm(const T& x, const Shape& axes, bool keepdims = false) {
   const T f = detail::float_input(x);
-  return sqrt(sum(f * f, axes, keepdims));
+  return detail::norm_sqrt(sum(f * f, axes, keepdims));
 }
 /// The 2-norm along one axis (numpy.linalg.norm(x, axis=axis)).
 template <Diffable T, AxisIndex I>

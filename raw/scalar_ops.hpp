@@ -247,6 +247,20 @@ struct LogicalAnd {
 struct LogicalOr {
   STRATA_HD bool operator()(bool a, bool b) const { return a || b; }
 };
+/// a * b, but 0 where a == 0 (a zero cotangent stays zero through an infinite factor).
+struct SafeMul {
+  template <class T>
+  STRATA_HD T operator()(T a, T b) const {
+    return a == T(0) ? T(0) : a * b;
+  }
+};
+/// a / b, but 0 where a == 0 (also for b == 0).
+struct SafeDiv {
+  template <class T>
+  STRATA_HD T operator()(T a, T b) const {
+    return a == T(0) ? T(0) : a / b;
+  }
+};
 
 // --- reducers (rows of STRATA_REDUCE_OPS) -----------------------------------------
 // A reducer folds values (with their positions) into an Acc: init(), step(acc,

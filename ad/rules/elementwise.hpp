@@ -5,6 +5,13 @@
 /// An elementwise derivative is a pointwise multiplication, a linear map that
 /// is its own transpose, so one function serves as the jvp term and the vjp:
 /// `v` is a tangent (jvp) or a cotangent (vjp).
+///
+/// NaN-safe gradients: `v` is multiplied into a local derivative with
+/// safe_mul / safe_div (raw/primitives.hpp), so a tangent or cotangent that is
+/// exactly zero contributes exactly zero even through an infinite or NaN local
+/// derivative. The branch a `where` does not select then never poisons a
+/// gradient: d/dx where(x > 0, sqrt(x), 0) at 0 is 0, where JAX and PyTorch
+/// give NaN (0 * inf). A nonzero v still meets the infinity (d sqrt(x) at 0 is inf).
 #include <optional>
 #include <string_view>
 
@@ -12,6 +19,17 @@
 #include "ad/rules/residuals.hpp"
 
 namespace strata::rules {
+
+/// v * d, but exactly 0 where v == 0 (operands broadcast; C++ scalars allowed for d).
+template <Diffable T, class D>
+T safe_mul(const T& v, const D& d) {
+  return detail::lifted_binary(BinaryOp::safe_mul, v, d);
+}
+/// v / d, but exactly 0 where v == 0.
+template <Diffable T, class D>
+T safe_div(const T& v, const D& d) {
+  return detail::lifted_binary(BinaryOp::safe_div, v, d);
+}
 
 /// The unary primitive `op(x)`.
 struct Unary {
@@ -44,25 +62,25 @@ struct Unary {
       case UnaryOp::neg:
         return -v;
       case UnaryOp::exp:
-        return v * y;
+        return safe_mul(v, y);
       case UnaryOp::log:
-        return v / x;
+        return safe_div(v, x);
       case UnaryOp::sin:
-        return v * cos(x);
+        return safe_mul(v, cos(x));
       case UnaryOp::cos:
-        return -(v * sin(x));
+        return -safe_mul(v, sin(x));
       case UnaryOp::sqrt:
-        return v / (y * 2.0);
+        return safe_div(v, y * 2.0);
       case UnaryOp::tanh:
-        return v * (1.0 - y * y);
+        return safe_mul(v, 1.0 - y * y);
       case UnaryOp::abs:
-        return v * sign(x);
+        return safe_mul(v, sign(x));
       case UnaryOp::log1p:
-        return v / (x + 1.0);
+        return safe_div(v, x + 1.0);
       case UnaryOp::expm1:
-        return v * (y + 1.0);
+        return safe_mul(v, y + 1.0);
       case UnaryOp::erf:
-        return v * (exp(-(x * x)) * 1.1283791670955126);  // 2 / sqrt(pi)
+        return safe_mul(v, exp(-(x * x)) * 1.1283791670955126);  // 2 / sqrt(pi)
       default:
         return std::nullopt;  // sign, logical_not: piecewise constant
     }
@@ -111,8 +129,10 @@ struct Binary {
   static constexpr unsigned keeps(BinaryOp op, int which) {
     switch (op) {
       case BinaryOp::mul:
+      case BinaryOp::safe_mul:
         return which == 0 ? keep_b : keep_a;
       case BinaryOp::div:
+      case BinaryOp::safe_div:
         return which == 0 ? keep_b : keep_b | keep_out;
       case BinaryOp::pow:
         return which == 0 ? keep_a | keep_b : keep_a | keep_out;
@@ -132,9 +152,11 @@ struct Binary {
       case BinaryOp::sub:
         return which == 0 ? v : -v;
       case BinaryOp::mul:
-        return which == 0 ? v * b : v * a;
+      case BinaryOp::safe_mul:  // a * b, or 0 where a == 0: the same partials, made safe
+        return which == 0 ? safe_mul(v, b) : safe_mul(v, a);
       case BinaryOp::div:
-        return which == 0 ? v / b : -(v * y / b);
+      case BinaryOp::safe_div:
+        return which == 0 ? safe_div(v, b) : -safe_div(safe_mul(v, y), b);
       case BinaryOp::pow:
         // 0 ** 0 keeps finite derivatives: d/da is 0 where a == b == 0 (b * a ** (b - 1)
         // is 0 * inf there), and d/db uses log(1) where a == 0, as in JAX. Both are
@@ -143,9 +165,9 @@ struct Binary {
         // so its own derivatives are finite and 0 * (its derivative) stays 0.
         if (which == 0) {
           const T zero_zero = logical_and(a == 0, b == 0);
-          return v * where(zero_zero, 0, b * pow(where(zero_zero, 1, a), b - 1.0));
+          return safe_mul(v, where(zero_zero, 0, b * pow(where(zero_zero, 1, a), b - 1.0)));
         }
-        return v * log(where(a == 0, 1, a)) * y;
+        return safe_mul(safe_mul(v, log(where(a == 0, 1, a))), y);
       case BinaryOp::maximum:
       case BinaryOp::minimum: {
         // Ties split the derivative evenly between the operands, like JAX.

@@ -57,7 +57,9 @@ bool unary_supported(UnaryOp op, DType t) {
 bool binary_supported(BinaryOp op, DType t) {
   if (st::is_comparison(op)) return true;
   if (op == BinaryOp::logical_and || op == BinaryOp::logical_or) return t == st::bool_;
-  if (op == BinaryOp::pow) return st::is_floating(t);
+  if (op == BinaryOp::pow || op == BinaryOp::safe_mul || op == BinaryOp::safe_div) {
+    return st::is_floating(t);
+  }
   return t != st::bool_;
 }
 
@@ -89,8 +91,8 @@ TEST_CASE("binary: mismatched shapes and dtypes", "[raw]") {
         Contains("eq") && Contains("i32") && Contains("i64"));
   }
   SECTION("binary: unsupported dtypes -> DTypeError naming op and dtype") {
-    for (int o = 0; o <= int(BinaryOp::logical_or); ++o) {
-      const auto op = BinaryOp(o);
+    for (const auto& row : st::kBinaryOps) {
+      const BinaryOp op = row.op;
       for (DType t : kAllDTypes) {
         if (binary_supported(op, t)) continue;
         const RawTensor a = raw_zeros({3}, t);
@@ -116,8 +118,8 @@ TEST_CASE("unary: unsupported dtypes", "[raw]") {
     CHECK_THROWS_WITH(st::raw::unary(UnaryOp::exp, x), Contains("exp") && Contains("i64"));
   }
   SECTION("every unsupported (op, dtype) pair -> DTypeError naming both") {
-    for (int o = 0; o <= int(UnaryOp::logical_not); ++o) {
-      const auto op = UnaryOp(o);
+    for (const auto& row : st::kUnaryOps) {
+      const UnaryOp op = row.op;
       for (DType t : kAllDTypes) {
         if (unary_supported(op, t)) continue;
         const RawTensor x = raw_zeros({3}, t);
