@@ -6,7 +6,9 @@
 /// computes output shapes, allocates outputs and only then calls a backend,
 /// so a backend implements arithmetic and nothing else. Inputs may have any
 /// strides (zero, negative, offsets); outputs are fresh contiguous tensors
-/// unless a method says otherwise.
+/// unless a method says otherwise. Scratch space and dense copies a kernel
+/// needs come from backend_empty / backend_contiguous below, which use only
+/// the backend's own allocator and copy kernel, not the front end.
 #include <cstdint>
 
 #include "core/allocator.hpp"
@@ -63,6 +65,17 @@ class Backend {
   virtual void index_add(const RawTensor& out, int64_t axis, const RawTensor& idx,
                          const RawTensor& src) = 0;
 };
+
+namespace detail {
+
+/// An uninitialised contiguous tensor from be's own allocator: scratch space
+/// inside a backend, which allocates without the front end (raw::empty).
+RawTensor backend_empty(Backend& be, const Shape& shape, DType dtype);
+/// x itself when contiguous, else a row-major copy made by be's copy kernel
+/// into backend_empty storage (a backend's raw::contiguous).
+RawTensor backend_contiguous(Backend& be, const RawTensor& x);
+
+}  // namespace detail
 
 /// The backend of a device; throws DeviceError when the device is not available.
 Backend& backend_for(Device device);
