@@ -2,13 +2,14 @@
 #pragma once
 /// The Backend interface: the kernels of one device, destination-passing.
 ///
-/// raw/ops.cpp validates every argument (shapes, dtypes, devices, axes),
-/// computes output shapes, allocates outputs and only then calls a backend,
-/// so a backend implements arithmetic and nothing else. Inputs may have any
-/// strides (zero, negative, offsets); outputs are fresh contiguous tensors
-/// unless a method says otherwise. Scratch space and dense copies a kernel
-/// needs come from backend_empty / backend_contiguous below, which use only
-/// the backend's own allocator and copy kernel, not the front end.
+/// raw/ops.cpp validates every argument (shapes, dtypes, devices, axes, index
+/// ranges), computes output shapes, allocates outputs and only then calls a
+/// backend, so a backend implements arithmetic and nothing else. Inputs may
+/// have any strides (zero, negative, offsets) unless a method says otherwise;
+/// outputs are fresh contiguous tensors unless a method says otherwise.
+/// Scratch space and dense copies a kernel needs come from backend_empty /
+/// backend_contiguous below, which use only the backend's own allocator and
+/// copy kernel, not the front end.
 #include <cstdint>
 
 #include "core/allocator.hpp"
@@ -58,10 +59,15 @@ class Backend {
   virtual void reduce(ReduceOp op, const RawTensor& out, const RawTensor& x, const Shape& axes) = 0;
   /// out[..., m, n] = a[..., m, k] @ b[..., k, n]; a and b already expanded to out's batch dims.
   virtual void matmul(const RawTensor& out, const RawTensor& a, const RawTensor& b) = 0;
-  /// out = x with `axis` replaced by idx's dims; idx integer, entries in [-n, n) (else IndexError).
+  /// out = x with `axis` replaced by idx's dims: out[p, j..., q] = x[p, idx[j...], q].
+  /// idx arrives normalised by the front end (raw/index_positions.hpp): contiguous i64, every
+  /// entry in [0, x.shape[axis]), at least one entry; the backend trusts it and never reads it
+  /// back to check it.
   virtual void index_select(const RawTensor& out, const RawTensor& x, int64_t axis,
                             const RawTensor& idx) = 0;
-  /// out (a contiguous copy of the base) += src scattered along axis by idx; duplicates add up.
+  /// out (a contiguous copy of the base) += src scattered along axis by idx; duplicates add up
+  /// in index order. idx is normalised as for index_select (entries in [0, out.shape[axis]));
+  /// src is contiguous, of out's dtype, with `axis` replaced by idx's dims.
   virtual void index_add(const RawTensor& out, int64_t axis, const RawTensor& idx,
                          const RawTensor& src) = 0;
 };
