@@ -16,7 +16,6 @@
 #include <cstdlib>
 
 #include "raw/cuda/common.cuh"
-#include "raw/ops.hpp"
 
 namespace strata::detail {
 namespace {
@@ -137,7 +136,7 @@ int64_t min_abs_stride(const Layout& l) {
 }
 
 template <class R, class T>
-void run(const RawTensor& out, const RawTensor& x0, const Shape& axes) {
+void run(Backend& be, const RawTensor& out, const RawTensor& x0, const Shape& axes) {
   RawTensor x = x0;
   Layout kept, red;
   auto split = [&] {
@@ -160,7 +159,7 @@ void run(const RawTensor& out, const RawTensor& x0, const Shape& axes) {
       if (std::find(axes.begin(), axes.end(), d) == axes.end()) dims.push_back(d);
     }
     for (int64_t d : axes) dims.push_back(d);
-    const RawTensor dense = raw::contiguous(x.permute(dims));
+    const RawTensor dense = backend_contiguous(be, x.permute(dims));
     // Back in the original axis order (a view), now with mergeable strides.
     Shape inverse(dims.size(), 0);
     for (std::size_t i = 0; i < dims.size(); ++i) inverse[std::size_t(dims[i])] = int64_t(i);
@@ -190,15 +189,15 @@ void CudaBackend::reduce(ReduceOp op, const RawTensor& out, const RawTensor& x, 
   visit_dtype(x.dtype(), op_name(op), [&]<class T>(type_tag<T>) {
     switch (op) {
       case ReduceOp::sum:
-        return run<SumR<T>, T>(out, x, axes);
+        return run<SumR<T>, T>(*this, out, x, axes);
       case ReduceOp::max:
-        return run<ExtremeR<T, false>, T>(out, x, axes);
+        return run<ExtremeR<T, false>, T>(*this, out, x, axes);
       case ReduceOp::min:
-        return run<ExtremeR<T, true>, T>(out, x, axes);
+        return run<ExtremeR<T, true>, T>(*this, out, x, axes);
       case ReduceOp::argmax:
-        return run<ArgR<T, false>, T>(out, x, axes);
+        return run<ArgR<T, false>, T>(*this, out, x, axes);
       case ReduceOp::argmin:
-        return run<ArgR<T, true>, T>(out, x, axes);
+        return run<ArgR<T, true>, T>(*this, out, x, axes);
     }
   });
 }
