@@ -7,9 +7,11 @@
 /// backend, so a backend implements arithmetic and nothing else. Inputs may
 /// have any strides (zero, negative, offsets) unless a method says otherwise;
 /// outputs are fresh contiguous tensors unless a method says otherwise.
-/// Scratch space and dense copies a kernel needs come from backend_empty /
-/// backend_contiguous below, which use only the backend's own allocator and
-/// copy kernel, not the front end.
+///
+/// Backends are leaves: raw/cpu/ and raw/cuda/ never call the front end
+/// (raw/ops.hpp). Scratch space and dense copies a kernel needs come from
+/// backend_empty / backend_contiguous below, which use only the backend's own
+/// allocator and copy kernel (tests/raw/backends_are_leaves.cmake checks it).
 #include <cstdint>
 
 #include "core/allocator.hpp"
