@@ -4,9 +4,10 @@
 // Letters: x is [P..., A, Q...] (A the indexed axis), idx has J elements in
 // any shape, out / src are [P..., J, Q...]. The front end hands over idx as
 // contiguous i64 positions already in [0, A) and src contiguous
-// (raw/backend.hpp), so nothing here checks or copies them. Both kernels walk the "rest"
-// layout [P..., Q...] with one plan built once, shifting its base offsets by
-// idx[j] * stride(A) on one side and j * stride(J) on the other.
+// (raw/backend.hpp), so nothing here checks or copies them. Both kernels
+// walk the "rest" layout [P..., Q...] with one plan built once, shifting its
+// base offsets by idx[j] * stride(A) on one side and j * stride(J) on the
+// other.
 //   index_select: out[p, j, q]  = x[p, idx[j], q]     (parallel over j)
 //   index_add:    out[p, idx[j], q] += src[p, j, q]   (parallel over the rest,
 //                 or over destination rows when rows are short; j in order
