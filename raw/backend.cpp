@@ -17,6 +17,27 @@ bool cuda_built() { return false; }
 int cuda_device_count() { return 0; }
 #endif
 
+namespace detail {
+
+RawTensor backend_empty(Backend& be, const Shape& shape, DType dtype) {
+  const int64_t n = checked_numel(shape, "backend_empty");
+  std::size_t bytes = 0;
+  if (__builtin_mul_overflow(static_cast<std::size_t>(n), dtype_size(dtype), &bytes)) {
+    fail<ValueError>("backend_empty", "byte count of shape ", shape, " (", dtype_name(dtype),
+                     ") overflows");
+  }
+  return RawTensor(make_storage(be.allocator(), bytes), Layout::contiguous(shape), dtype);
+}
+
+RawTensor backend_contiguous(Backend& be, const RawTensor& x) {
+  if (x.is_contiguous()) return x;
+  RawTensor out = backend_empty(be, x.shape(), x.dtype());
+  if (out.numel() > 0) be.copy(out, x);
+  return out;
+}
+
+}  // namespace detail
+
 Backend& backend_for(Device device) {
   if (device.is_cpu()) return cpu_backend();
 #ifdef STRATA_HAS_CUDA

@@ -2,11 +2,16 @@
 #pragma once
 /// The Backend interface: the kernels of one device, destination-passing.
 ///
-/// raw/ops.cpp validates every argument (shapes, dtypes, devices, axes),
-/// computes output shapes, allocates outputs and only then calls a backend,
-/// so a backend implements arithmetic and nothing else. Inputs may have any
-/// strides (zero, negative, offsets); outputs are fresh contiguous tensors
-/// unless a method says otherwise.
+/// raw/ops.cpp validates every argument (shapes, dtypes, devices, axes, index
+/// ranges), computes output shapes, allocates outputs and only then calls a
+/// backend, so a backend implements arithmetic and nothing else. Inputs may
+/// have any strides (zero, negative, offsets) unless a method says otherwise;
+/// outputs are fresh contiguous tensors unless a method says otherwise.
+///
+/// Backends are leaves: raw/cpu/ and raw/cuda/ never call the front end
+/// (raw/ops.hpp). Scratch space and dense copies a kernel needs come from
+/// backend_empty / backend_contiguous below, which use only the backend's own
+/// allocator and copy kernel (tests/raw/backends_are_leaves.cmake checks it).
 #include <cstdint>
 
 #include "core/allocator.hpp"
@@ -56,13 +61,29 @@ class Backend {
   virtual void reduce(ReduceOp op, const RawTensor& out, const RawTensor& x, const Shape& axes) = 0;
   /// out[..., m, n] = a[..., m, k] @ b[..., k, n]; a and b already expanded to out's batch dims.
   virtual void matmul(const RawTensor& out, const RawTensor& a, const RawTensor& b) = 0;
-  /// out = x with `axis` replaced by idx's dims; idx integer, entries in [-n, n) (else IndexError).
+  /// out = x with `axis` replaced by idx's dims: out[p, j..., q] = x[p, idx[j...], q].
+  /// idx arrives normalised by the front end (raw/index_positions.hpp): contiguous i64, every
+  /// entry in [0, x.shape[axis]), at least one entry; the backend trusts it and never reads it
+  /// back to check it.
   virtual void index_select(const RawTensor& out, const RawTensor& x, int64_t axis,
                             const RawTensor& idx) = 0;
-  /// out (a contiguous copy of the base) += src scattered along axis by idx; duplicates add up.
+  /// out (a contiguous copy of the base) += src scattered along axis by idx; duplicates add up
+  /// in index order. idx is normalised as for index_select (entries in [0, out.shape[axis]));
+  /// src is contiguous, of out's dtype, with `axis` replaced by idx's dims.
   virtual void index_add(const RawTensor& out, int64_t axis, const RawTensor& idx,
                          const RawTensor& src) = 0;
 };
+
+namespace detail {
+
+/// An uninitialised contiguous tensor from be's own allocator: scratch space
+/// inside a backend, which allocates without the front end (raw::empty).
+RawTensor backend_empty(Backend& be, const Shape& shape, DType dtype);
+/// x itself when contiguous, else a row-major copy made by be's copy kernel
+/// into backend_empty storage (a backend's raw::contiguous).
+RawTensor backend_contiguous(Backend& be, const RawTensor& x);
+
+}  // namespace detail
 
 /// The backend of a device; throws DeviceError when the device is not available.
 Backend& backend_for(Device device);

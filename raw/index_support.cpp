@@ -2,25 +2,8 @@
 #include "raw/index_support.hpp"
 
 #include "core/error.hpp"
-#include "raw/ops.hpp"
 
 namespace strata::detail {
-
-std::vector<int64_t> index_positions(const RawTensor& idx, int64_t axis, int64_t size,
-                                     std::string_view op) {
-  std::vector<int64_t> pos(std::size_t(idx.numel()));
-  raw::to_host(raw::cast(idx, DType::i64), pos.data());
-  for (std::size_t j = 0; j < pos.size(); ++j) {
-    const int64_t v = pos[j];
-    if (v < -size || v >= size) {
-      fail<IndexError>(op, "index ", v, " (entry ", j,
-                       " of the index tensor) is out of range for axis ", axis, " with size ",
-                       size);
-    }
-    if (v < 0) pos[j] = v + size;
-  }
-  return pos;
-}
 
 Layout drop_axis(const Layout& l, int64_t axis) {
   Layout r = l;

@@ -1,19 +1,14 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-/// Helpers every backend's index_select / index_add kernels share.
+/// Layout helpers every backend's index_select / index_add kernels share. The
+/// indices themselves are checked and normalised by the front end
+/// (raw/index_positions.hpp) before a backend sees them.
 #include <cstdint>
-#include <string_view>
-#include <vector>
 
 #include "core/layout.hpp"
 #include "raw/raw_tensor.hpp"
 
 namespace strata::detail {
-
-/// idx (any device, i32 or i64) as host int64 positions normalised into
-/// [0, size); IndexError names the bad entry, the axis and its size.
-std::vector<int64_t> index_positions(const RawTensor& idx, int64_t axis, int64_t size,
-                                     std::string_view op);
 
 /// `l` without axis `axis`.
 Layout drop_axis(const Layout& l, int64_t axis);

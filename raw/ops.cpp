@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "raw/backend.hpp"
+#include "raw/index_positions.hpp"
 
 namespace strata::raw {
 namespace {
@@ -430,7 +431,9 @@ RawTensor index_select(const RawTensor& x, int64_t axis, const RawTensor& idx) {
   axis = normalize_axis(axis, x.shape(), "index_select");
   RawTensor out = empty(index_result_shape(x, axis, idx, "index_select"), x.dtype(), x.device(),
                         "index_select");
-  if (idx.numel() > 0) backend_for(x.device()).index_select(out, x, axis, idx);
+  // Checked even when the result is empty; the backend gets [0, size) positions.
+  const RawTensor pos = detail::index_positions(idx, axis, x.shape()[axis], "index_select");
+  if (out.numel() > 0) backend_for(x.device()).index_select(out, x, axis, pos);
   return out;
 }
 
@@ -448,6 +451,7 @@ RawTensor index_add(const RawTensor& x, int64_t axis, const RawTensor& idx, cons
   }
   require_same_dtype(x, src, "index_add");
   require_numeric(x.dtype(), "index_add");
+  const RawTensor pos = detail::index_positions(idx, axis, x.shape()[axis], "index_add");
   RawTensor out = empty(x.shape(), x.dtype(), x.device(), "index_add");
   Backend& be = backend_for(x.device());
   if (out.numel() > 0) {
@@ -465,7 +469,7 @@ RawTensor index_add(const RawTensor& x, int64_t axis, const RawTensor& idx, cons
       be.copy(out, x);
     }
   }
-  if (idx.numel() > 0) be.index_add(out, axis, idx, src);
+  if (src.numel() > 0) be.index_add(out, axis, pos, contiguous(src));
   return out;
 }
 

@@ -2,9 +2,12 @@
 // CPU index_select (gather) and index_add (scatter-add) along one axis.
 //
 // Letters: x is [P..., A, Q...] (A the indexed axis), idx has J elements in
-// any shape, out / src are [P..., J, Q...]. Both kernels walk the "rest"
-// layout [P..., Q...] with one plan built once, shifting its base offsets by
-// idx[j] * stride(A) on one side and j * stride(J) on the other.
+// any shape, out / src are [P..., J, Q...]. The front end hands over idx as
+// contiguous i64 positions already in [0, A) and src contiguous
+// (raw/backend.hpp), so nothing here checks or copies them. Both kernels
+// walk the "rest" layout [P..., Q...] with one plan built once, shifting its
+// base offsets by idx[j] * stride(A) on one side and j * stride(J) on the
+// other.
 //   index_select: out[p, j, q]  = x[p, idx[j], q]     (parallel over j)
 //   index_add:    out[p, idx[j], q] += src[p, j, q]   (parallel over the rest,
 //                 or over destination rows when rows are short; j in order
@@ -13,12 +16,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <vector>
 
 #include "raw/cpu/cpu_backend.hpp"
 #include "raw/cpu/loops.hpp"
 #include "raw/index_support.hpp"
-#include "raw/ops.hpp"
 
 namespace strata::detail {
 namespace {
@@ -37,7 +38,7 @@ bool unit_rows(const StridedPlan<N>& p) {
 
 void CpuBackend::index_select(const RawTensor& out, const RawTensor& x, int64_t axis,
                               const RawTensor& idx) {
-  const std::vector<int64_t> pos = index_positions(idx, axis, x.shape()[axis], "index_select");
+  const int64_t* pos = base_ptr<int64_t>(idx) + idx.offset();
   const int64_t J = idx.numel();
   const Layout of = fold_index_dims(out, axis, idx.ndim(), J);
   const Layout out_rest = drop_axis(of, axis), x_rest = drop_axis(x.layout(), axis);
@@ -64,12 +65,12 @@ void CpuBackend::index_select(const RawTensor& out, const RawTensor& x, int64_t 
         const int64_t row_bytes = rest * int64_t(sizeof(T));
         for (int64_t j = lo; j < hi; ++j) {
           if (j + kAhead < hi) {
-            const char* next = reinterpret_cast<const char*>(xb + plan.offsets[1] +
-                                                             pos[std::size_t(j + kAhead)] * sa);
+            const char* next =
+                reinterpret_cast<const char*>(xb + plan.offsets[1] + pos[j + kAhead] * sa);
             for (int64_t b = 0; b < row_bytes && b < 1024; b += 64) __builtin_prefetch(next + b);
           }
           T* dst = ob + plan.offsets[0] + j * sj;
-          const T* src = xb + plan.offsets[1] + pos[std::size_t(j)] * sa;
+          const T* src = xb + plan.offsets[1] + pos[j] * sa;
           if (stream) {
             // Streaming stores: the result is written once and read later,
             // so skip reading its lines into the cache first (SSE2, baseline).
@@ -89,7 +90,7 @@ void CpuBackend::index_select(const RawTensor& out, const RawTensor& x, int64_t 
     parallel_for(0, J, grain, [&](int64_t lo, int64_t hi) {
       StridedPlan<2> p = plan;
       for (int64_t j = lo; j < hi; ++j) {
-        p.offsets = {plan.offsets[0] + j * sj, plan.offsets[1] + pos[std::size_t(j)] * sa};
+        p.offsets = {plan.offsets[0] + j * sj, plan.offsets[1] + pos[j] * sa};
         for_each_block(p, 0, rest, [&](const auto& off, int64_t n, const auto& st) {
           T* o = ob + off[0];
           const T* v = xb + off[1];
@@ -103,10 +104,9 @@ void CpuBackend::index_select(const RawTensor& out, const RawTensor& x, int64_t 
 void CpuBackend::index_add(const RawTensor& out, int64_t axis, const RawTensor& idx,
                            const RawTensor& src) {
   const int64_t size = out.shape()[axis];
-  const std::vector<int64_t> pos = index_positions(idx, axis, size, "index_add");
+  const int64_t* pos = base_ptr<int64_t>(idx) + idx.offset();
   const int64_t J = idx.numel();
-  const RawTensor dense_src = raw::contiguous(src);
-  const Layout sf = fold_index_dims(dense_src, axis, idx.ndim(), J);
+  const Layout sf = fold_index_dims(src, axis, idx.ndim(), J);
   const Layout src_rest = drop_axis(sf, axis), out_rest = drop_axis(out.layout(), axis);
   const int64_t sj = sf.strides[axis], sa = out.strides()[axis];
   const int64_t rest = out_rest.numel();
@@ -115,7 +115,7 @@ void CpuBackend::index_add(const RawTensor& out, int64_t axis, const RawTensor& 
     if constexpr (!std::is_same_v<T, bool>) {
       const StridedPlan<2> plan = make_plan<2>(out_rest.shape, {&out_rest, &src_rest});
       T* ob = base_ptr<T>(out);
-      const T* sb = base_ptr<T>(dense_src);
+      const T* sb = base_ptr<T>(src);
       auto add_run = [](T* o, const T* v, int64_t n, int64_t so, int64_t sv) {
         for (int64_t i = 0; i < n; ++i) {
           if constexpr (std::is_integral_v<T>) {
@@ -134,7 +134,7 @@ void CpuBackend::index_add(const RawTensor& out, int64_t axis, const RawTensor& 
         const int64_t grain = std::max<int64_t>(1, kGrain / rest);
         parallel_for(0, size, grain, [&](int64_t lo, int64_t hi) {
           for (int64_t j = 0; j < J; ++j) {
-            const int64_t p = pos[std::size_t(j)];
+            const int64_t p = pos[j];
             if (p < lo || p >= hi) continue;
             add_run(ob + plan.offsets[0] + p * sa, sb + plan.offsets[1] + j * sj, rest, 1, 1);
           }
@@ -144,7 +144,7 @@ void CpuBackend::index_add(const RawTensor& out, int64_t axis, const RawTensor& 
       parallel_for(0, rest, kGrain, [&](int64_t lo, int64_t hi) {
         StridedPlan<2> p = plan;
         for (int64_t j = 0; j < J; ++j) {
-          p.offsets = {plan.offsets[0] + pos[std::size_t(j)] * sa, plan.offsets[1] + j * sj};
+          p.offsets = {plan.offsets[0] + pos[j] * sa, plan.offsets[1] + j * sj};
           for_each_block(p, lo, hi, [&](const auto& off, int64_t n, const auto& st) {
             add_run(ob + off[0], sb + off[1], n, st[0], st[1]);
           });

@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "raw/cuda/common.cuh"
-#include "raw/ops.hpp"
 
 namespace strata {
 namespace detail {
@@ -69,7 +68,7 @@ void CudaBackend::from_host(const RawTensor& out, const void* src) {
 void CudaBackend::to_host(const RawTensor& x, void* dst) {
   DeviceGuard guard(index_);
   // Any layout: gather into a contiguous device buffer first.
-  const RawTensor dense = x.is_contiguous() ? x : raw::contiguous(x);
+  const RawTensor dense = backend_contiguous(*this, x);
   const auto* src =
       static_cast<const char*>(dense.storage()->data()) + dense.offset() * dtype_size(x.dtype());
   STRATA_CUDA_CHECK(

@@ -12,7 +12,6 @@
 // a correct result, never a wrong one (reference/001).
 // Integer products use a plain kernel with wrapping arithmetic, like the CPU.
 #include "raw/cuda/common.cuh"
-#include "raw/ops.hpp"
 
 namespace strata::detail {
 namespace {
@@ -89,8 +88,8 @@ void matmul_t(CudaBackend& be, const RawTensor& out, const RawTensor& a0, const 
   MatView va = mat_view(m, k, a.strides()[nd - 2], a.strides()[nd - 1]);
   MatView vb = mat_view(k, n, b.strides()[nd - 2], b.strides()[nd - 1]);
   if constexpr (std::is_floating_point_v<T>) {
-    if (!va.ok) a = raw::contiguous(a), va = mat_view(m, k, k, 1);
-    if (!vb.ok) b = raw::contiguous(b), vb = mat_view(k, n, n, 1);
+    if (!va.ok) a = backend_contiguous(be, a), va = mat_view(m, k, k, 1);
+    if (!vb.ok) b = backend_contiguous(be, b), vb = mat_view(k, n, n, 1);
   }
   const Layout ob = batch_layout(out.layout()), ab = batch_layout(a.layout()),
                bb = batch_layout(b.layout());

@@ -17,7 +17,6 @@
 #include <cstdlib>
 
 #include "raw/cuda/common.cuh"
-#include "raw/ops.hpp"
 #include "raw/scalar_ops.hpp"
 
 namespace strata::detail {
@@ -78,7 +77,7 @@ int64_t min_abs_stride(const Layout& l) {
 }
 
 template <class R, class T>
-void run(const RawTensor& out, const RawTensor& x0, const Shape& axes) {
+void run(Backend& be, const RawTensor& out, const RawTensor& x0, const Shape& axes) {
   RawTensor x = x0;
   Layout kept, red;
   auto split = [&] {
@@ -101,7 +100,7 @@ void run(const RawTensor& out, const RawTensor& x0, const Shape& axes) {
       if (std::find(axes.begin(), axes.end(), d) == axes.end()) dims.push_back(d);
     }
     for (int64_t d : axes) dims.push_back(d);
-    const RawTensor dense = raw::contiguous(x.permute(dims));
+    const RawTensor dense = backend_contiguous(be, x.permute(dims));
     // Back in the original axis order (a view), now with mergeable strides.
     Shape inverse(dims.size(), 0);
     for (std::size_t i = 0; i < dims.size(); ++i) inverse[std::size_t(dims[i])] = int64_t(i);
@@ -129,7 +128,7 @@ void run(const RawTensor& out, const RawTensor& x0, const Shape& axes) {
 void CudaBackend::reduce(ReduceOp op, const RawTensor& out, const RawTensor& x, const Shape& axes) {
   DeviceGuard guard(index_);
   visit_dtype(x.dtype(), op_name(op), [&]<class T>(type_tag<T>) {
-    scalar::visit_reduce<T>(op, [&]<class R>(type_tag<R>) { run<R, T>(out, x, axes); });
+    scalar::visit_reduce<T>(op, [&]<class R>(type_tag<R>) { run<R, T>(*this, out, x, axes); });
   });
 }
 

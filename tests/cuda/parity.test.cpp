@@ -205,6 +205,37 @@ TEST_CASE("cuda: gathers and scatter-adds agree bit for bit", "[cuda]") {
     CHECK_THROWS_AS(
         raw::index_select(x, 0, raw::to_device(st::testing::make({1}, st::i64, {4}), d)),
         st::IndexError);
+    // Indices are checked in raw ops on the device (raw/index_positions.cpp):
+    // the first bad entry, in row-major order of a transposed index, gives the
+    // CPU's message; good transposed indices give the CPU's result.
+    const st::RawTensor xc = raw::full({4}, 1.0, st::f32);
+    for (const st::DType it : {st::i32, st::i64}) {
+      for (const double bad : {4.0, -5.0}) {
+        const st::RawTensor idx = st::testing::make({2, 2}, it, {1, bad, -4, 9}).transpose(0, 1);
+        std::string on_cpu, on_device;
+        try {
+          raw::index_select(xc, 0, idx);
+        } catch (const st::IndexError& e) {
+          on_cpu = e.what();
+        }
+        try {
+          raw::index_select(x, 0, same_layout_on(idx, d));
+        } catch (const st::IndexError& e) {
+          on_device = e.what();
+        }
+        CHECK(on_cpu.find("(entry 2 ") != std::string::npos);  // [[1, -4], [bad, 9]]
+        CHECK(on_device == on_cpu);
+      }
+      const st::RawTensor good = st::testing::make({3, 2}, it, {3, -1, 0, -4, 2, 2});
+      const st::RawTensor good_d = same_layout_on(good.transpose(0, 1), d);
+      const st::RawTensor y = st::testing::random_tensor({4, 5}, st::f64, LayoutKind::flipped, rng);
+      CHECK(compare(raw::index_select(same_layout_on(y, d), 0, good_d),
+                    raw::index_select(y, 0, good.transpose(0, 1)), 0) == "");
+      const st::RawTensor src =
+          st::testing::random_tensor({2, 3, 5}, st::f64, LayoutKind::permuted, rng);
+      CHECK(compare(raw::index_add(same_layout_on(y, d), 0, good_d, same_layout_on(src, d)),
+                    raw::index_add(y, 0, good.transpose(0, 1), src), 0) == "");
+    }
   }
 }
 

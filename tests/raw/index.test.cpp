@@ -489,3 +489,45 @@ TEST_CASE("index_select and index_add: bad indices", "[raw]") {
                     st::IndexError);
   }
 }
+
+TEST_CASE("index_add: strided source and strided negative indices against a double loop", "[raw]") {
+  // The front end hands the backend a contiguous source and normalised
+  // positions; the result must not depend on how either arrived.
+  std::mt19937_64 rng(8675309);
+  const int64_t rows = 5, size = 6, J = 8;
+  std::uniform_int_distribution<int64_t> pick(-size, size - 1);
+  std::vector<double> iv(std::size_t(2 * J));
+  for (double& v : iv) v = double(pick(rng));
+  // idx below takes iv[2J - 1], iv[2J - 3], ...: its first entries are a
+  // duplicate -1 and the lowest index.
+  iv[2 * J - 1] = -1, iv[2 * J - 3] = -1, iv[2 * J - 5] = double(-size);
+  for (st::DType idt : {st::i32, st::i64}) {
+    // Every other entry of a reversed [2J] tensor: stride -2.
+    const st::RawTensor idx = st::testing::make({2 * J}, idt, iv).flip(0).slice(0, 0, 2 * J, 2);
+    REQUIRE(idx.strides() == st::Strides{-2});
+    for (st::DType dtype : {st::f32, st::f64}) {
+      const st::RawTensor x =
+          st::testing::random_tensor({rows, size}, dtype, st::testing::LayoutKind::flipped, rng);
+      // src [rows, J] as the transpose of a contiguous [J, rows].
+      const st::RawTensor src =
+          st::testing::random_tensor({J, rows}, dtype, st::testing::LayoutKind::contiguous, rng)
+              .transpose(0, 1);
+      REQUIRE(!src.is_contiguous());
+      std::vector<double> want(std::size_t(rows * size));
+      for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t c = 0; c < size; ++c) want[std::size_t(r * size + c)] = get(x, {r, c});
+      }
+      for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t j = 0; j < J; ++j) {
+          int64_t p = get_int(idx, {j});
+          if (p < 0) p += size;
+          double& w = want[std::size_t(r * size + p)];
+          w = dtype == st::f32 ? double(float(w) + float(get(src, {r, j}))) : w + get(src, {r, j});
+        }
+      }
+      INFO(dtype_name(idt) << " indices, " << dtype_name(dtype) << " values");
+      CHECK(st::testing::values(st::raw::index_add(x, 1, idx, src)) == want);
+      CHECK(check_add(x, -1, idx, src) == "");
+    }
+  }
+}
