@@ -6,6 +6,7 @@
 namespace strata {}
 
 #include "ad/transforms.hpp"
+#include "ad/vmap.hpp"
 #include "core/allocator.hpp"
 #include "core/device.hpp"
 #include "core/dtype.hpp"

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The AD layer's error reporting, shared by every dual-type stack.
+#include <atomic>
 #include <sstream>
 
 #include "ad/transforms.hpp"
@@ -36,11 +37,25 @@ void saved_value_modified(uint64_t saved, uint64_t now) {
 }
 
 void batched_plain() {
-  fail<ValueError>("jacfwd/jacrev",
-                   "a value that depends on the batched tangents or cotangents of jacfwd or "
-                   "jacrev has no single plain value "
-                   "(masks, indices and comparisons inside a transform may use primal values "
-                   "only)");
+  fail<ValueError>("vmap/jacfwd/jacrev",
+                   "a value that holds a batch of examples (an argument mapped by st::vmap, or "
+                   "the tangents or cotangents of jacfwd/jacrev) has no single plain value: "
+                   "index tensors and argmax/argmin cannot be computed from it (comparisons, "
+                   "masks and st::where can); compute such indices outside the function, or "
+                   "pass per-example targets as one-hot tensors");
+}
+
+void mixed_batches(std::string_view op) {
+  fail<ValueError>(op,
+                   "batched values of two different st::vmap calls (or of a vmap and a "
+                   "jacfwd/jacrev) were combined. This happens when the function given to an "
+                   "inner vmap captures a batched value of an outer vmap of the same type: pass "
+                   "that value to the inner vmap as an argument with in_axes st::none instead");
+}
+
+uint64_t new_batch_tag() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
 }
 
 void require_float_leaf(DType dtype, std::string_view op) {

@@ -15,7 +15,9 @@
 /// jacfwd runs its function once on Forward<Batched<T>>: the primal is
 /// unbatched, the tangent carries every basis vector at once, and the n
 /// matrix-vector products of n jvps become one matrix-matrix product.
+#include <initializer_list>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "ad/rules.hpp"
@@ -34,17 +36,24 @@ class Batched : public Ops<Batched<T>> {
   explicit Batched(T value) : value_(std::move(value)) {}
   /// `value` with its leading axis the batch axis when `batched`.
   Batched(T value, bool batched) : value_(std::move(value)), batched_(batched) {}
+  /// `value` with its leading axis the batch axis of the st::vmap call `tag` when `batched`.
+  Batched(T value, bool batched, uint64_t tag)
+      : value_(std::move(value)), batched_(batched), tag_(batched ? tag : 0) {}
 
   /// The physical value: [B, ...shape()] when batched, shape() when not.
   const T& value() const { return value_; }
   /// Whether value() has the leading batch axis.
   bool batched() const { return batched_; }
+  /// The st::vmap call whose batch axis this is (0: jacfwd/jacrev's, or unbatched).
+  uint64_t tag() const { return tag_; }
   /// The number of examples (1 when unbatched).
   int64_t batch_size() const { return batched_ ? value_.shape()[0] : 1; }
   /// The value as [n, ...shape()]: an unbatched one is broadcast (a zero-stride view).
   T as_batch(int64_t n) const {
     return batched_ ? value_ : Prims<T>::expand(value_, detail::with_batch(n, value_.shape()));
   }
+  /// The same value with its batch axis tagged as the vmap call `tag`'s.
+  Batched retag(uint64_t tag) const { return Batched(value_, batched_, tag); }
   /// The shape of one example.
   Shape shape() const {
     if (!batched_) return value_.shape();
@@ -63,6 +72,7 @@ class Batched : public Ops<Batched<T>> {
  private:
   T value_;
   bool batched_ = false;
+  uint64_t tag_ = 0;
 };
 
 /// Batched<T> wraps the level T.
@@ -72,9 +82,25 @@ struct inner_level<Batched<T>> {
 };
 
 namespace detail {
-/// Throws: a batched value has no single plain value (a comparison or mask
-/// inside jacfwd/jacrev may use primal values only).
+/// Throws: a batched value has no single plain value (an index tensor computed from
+/// batched values; argmax of a batched value).
 [[noreturn]] void batched_plain();
+/// Throws: batched values of two different vmap (or jacfwd/jacrev) calls of one type met.
+[[noreturn]] void mixed_batches(std::string_view op);
+/// A fresh tag for one st::vmap call (never 0).
+uint64_t new_batch_tag();
+
+/// The batch tag shared by the batched operands; throws when two calls' batches meet.
+template <Diffable T>
+uint64_t common_batch_tag(std::initializer_list<const Batched<T>*> xs, std::string_view op) {
+  std::optional<uint64_t> tag;
+  for (const Batched<T>* x : xs) {
+    if (!x->batched()) continue;
+    if (tag && *tag != x->tag()) mixed_batches(op);
+    tag = x->tag();
+  }
+  return tag.value_or(0);
+}
 }  // namespace detail
 
 /// The Diffable primitives of Batched<T>: the batching rule of each primitive, one call of
@@ -87,8 +113,11 @@ struct Prims<Batched<T>> {
   /// @{
   /// The Diffable primitive of the same name (diff/diffable.hpp) on Batched<T>: the per-example
   /// axes an op names shift past the batch axis, and an unbatched operand is broadcast only
-  /// where the op needs every operand batched. plain(x) throws ValueError for a batched x (a
-  /// comparison inside jacfwd/jacrev may use primal values only).
+  /// where the op needs every operand batched. plain(x) throws ValueError for a batched x.
+  /// Results carry their operands' vmap tag; batched operands of two different vmap calls
+  /// throw ValueError. mapped, stored, detach, constant_binary, constant_unary and select are the
+  /// hooks of diff/operands.hpp: comparisons, masks and `where` of batched values stay
+  /// batched (a comparison of two examples' values is that example's mask).
 
   static V lift_inner(const T& x) { return V(x); }
   static V constant(const Tensor& t) { return V(P::constant(t)); }
@@ -97,35 +126,80 @@ struct Prims<Batched<T>> {
     return P::plain(x.value());
   }
 
-  static V unary(UnaryOp op, const V& x) { return rules::Unary{op}.batch(x); }
-  static V binary(BinaryOp op, const V& a, const V& b) { return rules::Binary{op}.batch(a, b); }
+  static V unary(UnaryOp op, const V& x) { return rules::Unary{op}.batch(x).retag(x.tag()); }
+  static V binary(BinaryOp op, const V& a, const V& b) {
+    return tagged(rules::Binary{op}.batch(a, b), {&a, &b}, op_name(op));
+  }
   static V where(const Tensor& cond, const V& a, const V& b) {
-    return rules::Where{cond}.batch(a, b);
+    return tagged(rules::Where{cond}.batch(a, b), {&a, &b}, "where");
   }
   static V sum(const V& x, const Shape& axes, bool keepdims) {
-    return rules::Sum{axes, keepdims}.batch(x);
+    return rules::Sum{axes, keepdims}.batch(x).retag(x.tag());
   }
   static V max(const V& x, const Shape& axes, bool keepdims) {
-    return rules::Max{axes, keepdims}.batch(x);
+    return rules::Max{axes, keepdims}.batch(x).retag(x.tag());
   }
-  static V permute(const V& x, const Shape& dims) { return rules::Permute{dims}.batch(x); }
-  static V expand(const V& x, const Shape& shape) { return rules::Expand{shape}.batch(x); }
-  static V reshape(const V& x, const Shape& shape) { return rules::Reshape{shape}.batch(x); }
+  static V permute(const V& x, const Shape& dims) {
+    return rules::Permute{dims}.batch(x).retag(x.tag());
+  }
+  static V expand(const V& x, const Shape& shape) {
+    return rules::Expand{shape}.batch(x).retag(x.tag());
+  }
+  static V reshape(const V& x, const Shape& shape) {
+    return rules::Reshape{shape}.batch(x).retag(x.tag());
+  }
   static V slice(const V& x, int64_t axis, std::optional<int64_t> start,
                  std::optional<int64_t> stop, int64_t step) {
-    return rules::Slice{axis, start, stop, step}.batch(x);
+    return rules::Slice{axis, start, stop, step}.batch(x).retag(x.tag());
   }
-  static V pad(const V& x, const Pads& pads) { return rules::Pad{pads}.batch(x); }
-  static V cast(const V& x, DType dtype) { return rules::Cast{dtype}.batch(x); }
-  static V concat(const std::vector<V>& xs, int64_t axis) { return rules::Concat{axis}.batch(xs); }
-  static V matmul(const V& a, const V& b) { return rules::Matmul{}.batch(a, b); }
+  static V pad(const V& x, const Pads& pads) { return rules::Pad{pads}.batch(x).retag(x.tag()); }
+  static V cast(const V& x, DType dtype) { return rules::Cast{dtype}.batch(x).retag(x.tag()); }
+  static V concat(const std::vector<V>& xs, int64_t axis) {
+    std::optional<uint64_t> tag;
+    for (const V& x : xs) {
+      if (!x.batched()) continue;
+      if (tag && *tag != x.tag()) detail::mixed_batches("concat");
+      tag = x.tag();
+    }
+    return rules::Concat{axis}.batch(xs).retag(tag.value_or(0));
+  }
+  static V matmul(const V& a, const V& b) {
+    return tagged(rules::Matmul{}.batch(a, b), {&a, &b}, "matmul");
+  }
   static V index_select(const V& x, int64_t axis, const Tensor& idx) {
-    return rules::IndexSelect{axis, idx}.batch(x);
+    return rules::IndexSelect{axis, idx}.batch(x).retag(x.tag());
   }
   static V index_add(const V& x, int64_t axis, const Tensor& idx, const V& src) {
-    return rules::IndexAdd{axis, idx}.batch(x, src);
+    return tagged(rules::IndexAdd{axis, idx}.batch(x, src), {&x, &src}, "index_add");
+  }
+
+  static bool mapped(const V& x) { return x.batched() || detail::mapped(x.value()); }
+  static const Tensor& stored(const V& x) { return detail::stored(x.value()); }
+  static V detach(const V& x) { return V(detail::detach(x.value()), x.batched(), x.tag()); }
+  static V constant_binary(BinaryOp op, const V& a, const V& b) {
+    const uint64_t tag = detail::common_batch_tag<T>({&a, &b}, op_name(op));
+    if (!a.batched() && !b.batched()) return V(detail::constant_binary(op, a.value(), b.value()));
+    const int64_t n = rules::batching::batch_of<T>({&a, &b});
+    return V(detail::constant_binary(op, a.as_batch(n), b.as_batch(n)), true, tag);
+  }
+  static V constant_unary(UnaryOp op, const V& x) {
+    return V(detail::constant_unary(op, x.value()), x.batched(), x.tag());
+  }
+  static V select(const V& cond, const V& a, const V& b) {
+    const uint64_t tag = detail::common_batch_tag<T>({&cond, &a, &b}, "where");
+    if (!cond.batched() && !a.batched() && !b.batched()) {
+      return V(detail::select(cond.value(), a.value(), b.value()));
+    }
+    const int64_t n = rules::batching::batch_of<T>({&cond, &a, &b});
+    return V(detail::select(cond.as_batch(n), a.as_batch(n), b.as_batch(n)), true, tag);
   }
   /// @}
+
+ private:
+  /// A rule's result r stamped with the vmap tag its batched operands share.
+  static V tagged(const V& r, std::initializer_list<const V*> xs, std::string_view op) {
+    return r.retag(detail::common_batch_tag<T>(xs, op));
+  }
 };
 
 }  // namespace strata

@@ -82,10 +82,27 @@ struct Prims<Forward<T>> {
   /// Prims<T>, the tangent by its jvp rule; lift_inner(x) is x as a constant, constant(t) a
   /// plain tensor as a constant, plain(x) the plain value underneath. Throws ValueError when
   /// tangents of two different jvp calls meet.
+  /// mapped, stored, detach, constant_binary, constant_unary and select are the optional hooks of
+  /// diff/operands.hpp (masks and constants of values batched by st::vmap, level by level).
 
   static F lift_inner(const T& x) { return F(x); }
   static F constant(const Tensor& t) { return F(P::constant(t)); }
   static const Tensor& plain(const F& x) { return P::plain(x.primal()); }
+
+  // The hooks of values that may hold a batch of examples below (diff/operands.hpp): masks
+  // and constants are computed on the primals, level by level, as constants.
+  static bool mapped(const F& x) { return detail::mapped(x.primal()); }
+  static const Tensor& stored(const F& x) { return detail::stored(x.primal()); }
+  static F detach(const F& x) { return F(detail::detach(x.primal())); }
+  static F constant_binary(BinaryOp op, const F& a, const F& b) {
+    return F(detail::constant_binary(op, a.primal(), b.primal()));
+  }
+  static F constant_unary(UnaryOp op, const F& x) {
+    return F(detail::constant_unary(op, x.primal()));
+  }
+  static F select(const F& cond, const F& a, const F& b) {
+    return apply(rules::Select<T>{cond.primal()}, a, b);
+  }
 
   static F unary(UnaryOp op, const F& x) { return apply(rules::Unary{op}, x); }
   static F binary(BinaryOp op, const F& a, const F& b) { return apply(rules::Binary{op}, a, b); }

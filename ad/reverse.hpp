@@ -78,10 +78,27 @@ struct Prims<Reverse<T>> {
   /// Prims<T>, plus a tape node whose pullbacks are its vjp rule; lift_inner(x) is x as a
   /// constant, constant(t) a plain tensor as a constant, plain(x) the plain value underneath.
   /// Throws ValueError when values of two different transform calls meet.
+  /// mapped, stored, detach, constant_binary, constant_unary and select are the optional hooks of
+  /// diff/operands.hpp (masks and constants of values batched by st::vmap, level by level).
 
   static R lift_inner(const T& x) { return R(x); }
   static R constant(const Tensor& t) { return R(P::constant(t)); }
   static const Tensor& plain(const R& x) { return P::plain(x.primal()); }
+
+  // The hooks of values that may hold a batch of examples below (diff/operands.hpp): masks
+  // and constants are computed on the primals, level by level, as constants.
+  static bool mapped(const R& x) { return detail::mapped(x.primal()); }
+  static const Tensor& stored(const R& x) { return detail::stored(x.primal()); }
+  static R detach(const R& x) { return R(detail::detach(x.primal())); }
+  static R constant_binary(BinaryOp op, const R& a, const R& b) {
+    return R(detail::constant_binary(op, a.primal(), b.primal()));
+  }
+  static R constant_unary(UnaryOp op, const R& x) {
+    return R(detail::constant_unary(op, x.primal()));
+  }
+  static R select(const R& cond, const R& a, const R& b) {
+    return apply(rules::Select<T>{cond.primal()}, a, b);
+  }
 
   static R unary(UnaryOp op, const R& x) { return apply(rules::Unary{op}, x); }
   static R binary(BinaryOp op, const R& a, const R& b) { return apply(rules::Binary{op}, a, b); }

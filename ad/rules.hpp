@@ -25,7 +25,8 @@
 ///   r.name()                     the primitive's name, for errors
 ///
 /// Concat takes its operands as one list (r(xs), r.pullbacks(xs, y) and
-/// r.batch(vs) on vectors). Rules are written in Diffable ops on T, so they
+/// r.batch(vs) on vectors). rules::Select is where with a condition of level T
+/// (batched under st::vmap) instead of a plain tensor. Rules are written in Diffable ops on T, so they
 /// are differentiable too: that is what makes Forward<Reverse<T>>,
 /// Reverse<Reverse<T>>, ... work, to any order.
 #include "ad/rules/elementwise.hpp"
@@ -33,6 +34,7 @@
 #include "ad/rules/matmul.hpp"
 #include "ad/rules/movement.hpp"
 #include "ad/rules/reduce.hpp"
+#include "ad/rules/select.hpp"
 
 namespace strata::rules {
 

@@ -176,14 +176,15 @@ inline Shape concat_shapes(const Shape& a, const Shape& b) {
   for (int64_t d : b) s.push_back(d);
   return s;
 }
-/// Every standard basis vector of a tensor shaped like `like`, at once:
-/// [n, ...like.shape()], as a constant of level T.
+/// Every standard basis vector of a tensor of this shape, dtype and device, at once:
+/// [n, ...shape], as a constant of level T. (Not from a plain value: under st::vmap the
+/// tensor holds a batch of examples and has none.)
 template <Diffable T>
-T basis_batch(const Tensor& like) {
-  const int64_t n = like.numel();
-  const Tensor pos = arange(0, double(n), 1, i64, like.device());
-  const Tensor eye = cast(eq(reshape(pos, {n, 1}), reshape(pos, {1, n})), like.dtype());
-  return Prims<T>::constant(reshape(eye, concat_shapes({n}, like.shape())));
+T basis_batch(const Shape& shape, DType dtype, Device device) {
+  const int64_t n = checked_numel(shape, "basis");
+  const Tensor pos = arange(0, double(n), 1, i64, device);
+  const Tensor eye = cast(eq(reshape(pos, {n, 1}), reshape(pos, {1, n})), dtype);
+  return Prims<T>::constant(reshape(eye, concat_shapes({n}, shape)));
 }
 }  // namespace detail
 
@@ -199,7 +200,9 @@ T jacfwd(F f, const T& x) {
   const int64_t n = checked_numel(x.shape(), "jacfwd");
   const uint64_t tag = Forward<B>::new_tag();
   const Forward<B> in =
-      n > 0 ? Forward<B>(B(x), B(detail::basis_batch<T>(plain(x)), true), tag) : Forward<B>(B(x));
+      n > 0
+          ? Forward<B>(B(x), B(detail::basis_batch<T>(x.shape(), x.dtype(), x.device()), true), tag)
+          : Forward<B>(B(x));
   const Forward<B> out =
       detail::as_level<Forward<B>>(detail::call_function<Forward<B>>(f, in), "jacfwd");
   if (out.tangent() && out.tag() != tag) detail::common_tag({tag, out.tag()});  // throws
@@ -227,7 +230,7 @@ T jacrev(F f, const T& x) {
   const Shape shape = detail::concat_shapes(y.shape(), x.shape());
   if (m == 0 || x.numel() == 0) return Prims<T>::constant(zeros(shape, x.dtype(), x.device()));
   // The gradient is [m, in...]: already out ++ in once reshaped.
-  const B g = pullback(B(detail::basis_batch<T>(plain(y)), true));
+  const B g = pullback(B(detail::basis_batch<T>(y.shape(), y.dtype(), y.device()), true));
   return Prims<T>::reshape(g.as_batch(m), shape);
 }
 

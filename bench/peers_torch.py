@@ -149,6 +149,34 @@ def nn_workloads():
 
     yield "mlp_train_step_b128", mlp, 200, 20
 
+    def per_example_grads():
+        """The same MLP's per-example gradients: vmap(grad(loss of one example))."""
+        try:
+            from torch.func import grad, vmap  # PyTorch >= 2.0
+        except ImportError:
+            from functorch import grad, vmap  # PyTorch 1.13 (Debian 12)
+        g = torch.Generator().manual_seed(7)
+        dims = [784, 256, 256, 10]
+        params = []
+        for i in range(3):
+            params.append(torch.randn(dims[i], dims[i + 1], generator=g) / dims[i] ** 0.5)
+            params.append(torch.zeros(dims[i + 1]))
+        x = torch.randn(128, 784, generator=g)
+        y = torch.nn.functional.one_hot(torch.randint(0, 10, (128,), generator=g), 10).float()
+
+        def loss(params, x, y):
+            h = x
+            for i in range(3):
+                h = h @ params[0 + 2 * i] + params[1 + 2 * i]
+                if i < 2:
+                    h = torch.relu(h)
+            return -(y * torch.log_softmax(h, 0)).sum()
+
+        per_example = vmap(grad(loss), in_dims=(None, 0, 0))
+        return lambda: per_example(params, x, y)
+
+    yield "per_example_grads_mlp_b128", per_example_grads, 50, 5
+
     def gather(backward):
         g = torch.Generator().manual_seed(9)
         x = torch.randn(1_000_000, 64, generator=g)

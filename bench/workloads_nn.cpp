@@ -4,7 +4,9 @@
 // MLP with manual backpropagation doing the same arithmetic (one thread,
 // -march=native: Eigen at its best here).
 #include <cmath>
+#include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "bench/bench.hpp"
@@ -60,6 +62,42 @@ Body eigen_step() {
   return [net] { peer_eigen_mlp_step(net.get()); };
 }
 
+// Per-example gradients of the same model's loss over the batch: the loss of one
+// example (x [784], y one-hot [10]), vmap(grad(loss), {none, 0, 0}) for all 128.
+auto example_loss = [](const st::nn::MLP& model) {
+  return [&model](const auto& p, const auto& x, const auto& y) {
+    return -st::sum(y * st::log_softmax(model(p, x), 0));
+  };
+};
+Body strata_per_example() {
+  auto model = std::make_shared<st::nn::MLP>(std::vector<int64_t>{kIn, kHidden, kHidden, kClasses},
+                                             st::nn::Activation::relu);
+  const st::nn::Params params = model->init(1);
+  const st::Tensor x = st::randn({kBatch, kIn}, 2);
+  const st::Tensor y = st::one_hot(random_labels(3), kClasses);
+  return [=] {
+    auto grads = st::vmap(st::grad(example_loss(*model)), {st::none, 0, 0})(params, x, y);
+    g_sink = std::get<0>(grads).at("0.weight").raw();
+  };
+}
+// The peer: a loop of 128 single-example grads, stacked.
+Body loop_per_example() {
+  auto model = std::make_shared<st::nn::MLP>(std::vector<int64_t>{kIn, kHidden, kHidden, kClasses},
+                                             st::nn::Activation::relu);
+  const st::nn::Params params = model->init(1);
+  const st::Tensor x = st::randn({kBatch, kIn}, 2);
+  const st::Tensor y = st::one_hot(random_labels(3), kClasses);
+  return [=] {
+    std::map<std::string, std::vector<st::Tensor>> per;
+    for (int64_t i = 0; i < kBatch; ++i) {
+      const st::nn::Params g =
+          std::get<0>(st::grad(example_loss(*model), params, x.ix(i), y.ix(i)));
+      for (const auto& [k, t] : g) per[k].push_back(t);
+    }
+    g_sink = st::stack(per.at("0.weight"), 0).raw();
+  };
+}
+
 const Register kNn(40, [](std::vector<Workload>& w) {
   Workload step{"mlp_train_step_b128", strata_step};
   // Multiply-adds of the three forward GEMMs and the five backward ones (dW1..3, dH1, dH2).
@@ -67,6 +105,10 @@ const Register kNn(40, [](std::vector<Workload>& w) {
   step.flops = 2 * (fwd + 2 * fwd - double(kBatch) * kIn * kHidden);
   step.peers.push_back({"eigen_manual_backprop", eigen_step});
   w.push_back(step);
+  Workload per{"per_example_grads_mlp_b128", strata_per_example};
+  per.flops = step.flops;  // the same products, as batched outer products for the weights
+  per.peers.push_back({"loop_of_grads", loop_per_example});
+  w.push_back(per);
 });
 
 }  // namespace

@@ -79,23 +79,21 @@ operator>=(const A& a, const B& b) { return ge(a, b); }
 /// Example: `st::logical_not(x > 0)`.
 template <Diffable T>
 T logical_not(const T& x) {
-  return Prims<T>::constant(Prims<Tensor>::unary(UnaryOp::logical_not, plain(x)));
+  return detail::constant_unary(UnaryOp::logical_not, x);
 }
 /// Elementwise a and b, as a bool constant; operands broadcast (ShapeError when they do
 /// not) and non-zero counts as true. Example: `st::logical_and(x > 0, x < 1)`.
 template <class A, class B>
 requires detail::Operands<A, B> common_level_t<A, B> logical_and(const A& a, const B& b) {
   auto [x, y] = detail::operands(a, b, "logical_and");
-  using R = common_level_t<A, B>;
-  return Prims<R>::constant(Prims<Tensor>::binary(BinaryOp::logical_and, plain(x), plain(y)));
+  return detail::constant_binary(BinaryOp::logical_and, x, y);
 }
 /// Elementwise a or b, as a bool constant; operands broadcast (ShapeError when they do
 /// not) and non-zero counts as true. Example: `st::logical_or(x < -1, x > 1)`.
 template <class A, class B>
 requires detail::Operands<A, B> common_level_t<A, B> logical_or(const A& a, const B& b) {
   auto [x, y] = detail::operands(a, b, "logical_or");
-  using R = common_level_t<A, B>;
-  return Prims<R>::constant(Prims<Tensor>::binary(BinaryOp::logical_or, plain(x), plain(y)));
+  return detail::constant_binary(BinaryOp::logical_or, x, y);
 }
 
 /// cond ? a : b elementwise. cond, a and b broadcast together (ShapeError when they do
@@ -108,6 +106,16 @@ requires detail::Operands<A, B> &&
     (Diffable<C>)common_level_t<A, B> where(const C& cond, const A& a, const B& b) {
   using R = common_level_t<A, B>;
   auto [x, y] = detail::operands(a, b, "where");
+  if constexpr (contains_level<R, C>() && requires(const R& r) { Prims<R>::select(r, r, r); }) {
+    // A condition that differs per example (st::vmap) has no plain value: it goes down the
+    // levels as a constant of R, each level selecting with its own batch axes.
+    if (detail::mapped(cond)) {
+      const R c = lift<R>(cond);
+      const Shape s = broadcast_shapes(c.shape(), x.shape(), "where");
+      return Prims<R>::select(detail::broadcast_to(c, s), detail::broadcast_to(x, s),
+                              detail::broadcast_to(y, s));
+    }
+  }
   const Tensor& c = plain(cond);
   const Shape s = broadcast_shapes(c.shape(), x.shape(), "where");
   return Prims<R>::where(detail::broadcast_to(c, s), detail::broadcast_to(x, s),

@@ -20,17 +20,18 @@ inline bool column_major_2d(const Tensor& t) {
 /// column-major operand the same product is computed transposed, so the
 /// gradient comes out in the operand's own layout: the gradient of W in
 /// x @ W^T is then a contiguous [out, in] matrix that optimisers update with
-/// unit-stride loops.
+/// unit-stride loops. (A batched operand of st::vmap has no single layout: it takes the
+/// general path.)
 template <Diffable T>
 T matmul_vjp(int which, const T& a, const T& b, const T& ct) {
   const bool flat = a.shape().ndim() == 2 && b.shape().ndim() == 2;
   if (which == 0) {
-    if (flat && column_major_2d(strata::plain(a))) {
+    if (flat && !detail::mapped(a) && column_major_2d(strata::plain(a))) {
       return transpose(Prims<T>::matmul(b, transpose(ct, 0, 1)), 0, 1);
     }
     return sum_to(Prims<T>::matmul(ct, transpose(b, -1, -2)), a.shape());
   }
-  if (flat && column_major_2d(strata::plain(b))) {
+  if (flat && !detail::mapped(b) && column_major_2d(strata::plain(b))) {
     return transpose(Prims<T>::matmul(transpose(ct, 0, 1), a), 0, 1);
   }
   return sum_to(Prims<T>::matmul(transpose(a, -1, -2), ct), b.shape());
@@ -56,7 +57,7 @@ struct Matmul {
   template <Diffable T>
   Pullback<T> pullback(int which, const T& a, const T& b, const T&) const {
     return {[which, a, b](const T& ct) { return matmul_vjp(which, a, b, ct); },
-            {strata::plain(a), strata::plain(b)}};
+            {detail::stored(a), detail::stored(b)}};
   }
   /// The batching rule: one product over the whole batch (a shared matrix folds the batch
   /// into the other operand's rows or columns).

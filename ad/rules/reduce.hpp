@@ -23,6 +23,15 @@ T unreduce(const T& ct, const Shape& in_shape, const Shape& axes, bool keepdims)
 /// max's weights: 1 / (number of maxima) at each maximum, 0 elsewhere (a constant).
 template <Diffable T>
 T max_weights(const T& x, const T& y, const Shape& axes, bool keepdims) {
+  if (detail::mapped(x) || detail::mapped(y)) {
+    // A batch of examples (st::vmap) has no plain value: the same weights, computed as
+    // constants of T (comparisons keep the batch axes).
+    const T xc = detail::detach(x);
+    const T yk = unreduce(detail::detach(y), x.shape(), axes, keepdims);
+    const T hit = Prims<T>::cast(detail::constant_binary(BinaryOp::eq, xc, yk), x.dtype());
+    const T count = unreduce(Prims<T>::sum(hit, axes, true), x.shape(), axes, true);
+    return Prims<T>::binary(BinaryOp::div, hit, count);
+  }
   const Tensor& px = plain(x);
   const Tensor yk = unreduce(plain(y), px.shape(), axes, keepdims);
   const Tensor hit = cast(px == yk, px.dtype());

@@ -35,7 +35,7 @@ class Kept {
   }
   /// Appends the plain value underneath (for the tape's version check) when kept.
   void save_into(std::vector<Tensor>& saved) const {
-    if (v_) saved.push_back(plain(*v_));
+    if (v_) saved.push_back(detail::stored(*v_));
   }
 
  private:

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: MIT
+// st::vmap (ad/vmap.hpp) over the movement ops and indexing with constant
+// indices (take, oix, vix, ix): each case is
+// checked as in vmap.test.cpp (tests/support/vmap_sweep.hpp) against loops over
+// examples: vmap(f), vmap(f, {0, st::none}) and vmap(grad(sum(sin(f)))).
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <strata.hpp>
+
+#include "support/vmap_sweep.hpp"
+
+namespace st = strata;
+using st::testing::vmap_sweep::check;
+using st::testing::vmap_sweep::Operands;
+
+TEST_CASE("vmap: movement", "[ad][vmap]") {
+  const Operands o{{2, 3}, {3, 2}};
+  SECTION("transpose, permute") {
+    check(
+        "transpose", o, [](auto a, auto b) { return a.transpose(0, 1) * b; }, 410);
+  }
+  SECTION("reshape, flatten") {
+    check(
+        "reshape", o,
+        [](auto a, auto b) {
+          return a.reshape({3, 2}) + st::flatten(b).reshape({3, 2});
+        },
+        420);
+  }
+  SECTION("slices with steps, flip") {
+    check(
+        "slice", {{4, 3}, {3}},
+        [](auto a, auto b) { return a.ix(st::slice(3, st::none, -2), st::all) * st::flip(b, 0); },
+        430);
+  }
+  SECTION("pad") {
+    check(
+        "pad", o,
+        [](auto a, auto b) {
+          return st::pad(a, {{1, 0}, {0, 2}}) * 2.0 + st::sum(b);
+        },
+        440);
+  }
+  SECTION("concat, stack") {
+    check(
+        "concat", o,
+        [](auto a, auto b) {
+          return st::concat({a, b.transpose(0, 1)}, 1).reshape({2, 2, 3}) + st::stack({a, a}, 0);
+        },
+        450);
+  }
+  SECTION("squeeze, unsqueeze, broadcast") {
+    check(
+        "unsqueeze", {{3}, {2, 1}},
+        [](auto a, auto b) { return a.unsqueeze(0) * b + b.squeeze(1).unsqueeze(1); }, 460);
+  }
+}
+
+TEST_CASE("vmap: indexing with constant indices", "[ad][vmap]") {
+  const st::Tensor idx = st::testing::i64s({2, 0, 2, 1}, {4});
+  SECTION("take (index_select)") {
+    check(
+        "take", {{3, 2}, {4}},
+        [idx](auto a, auto b) { return st::take(a, idx, 0) * b.unsqueeze(1); }, 510);
+  }
+  SECTION("outer and vectorized indexing") {
+    check(
+        "oix", {{3, 3}, {4}},
+        [idx](auto a, auto b) { return st::sum(a.oix(idx, st::all), {1}) + a.vix(idx, idx) * b; },
+        520);
+  }
+  SECTION("integer and slice indexing, newaxis") {
+    check(
+        "ix", {{3, 4}, {4}},
+        [](auto a, auto b) {
+          return a.ix(1, st::slice(0, 4)) * b + a.ix(-1, st::newaxis, st::all).squeeze(0);
+        },
+        530);
+  }
+}
