@@ -49,8 +49,9 @@
 ///   add, sub, mul wrap on integers;  div truncates toward zero on integers
 ///   (torch.div rounding_mode="trunc") and rejects a zero divisor;  pow (float);
 ///   maximum, minimum: NaN wins;  the comparisons give bool;  logical_and, _or;
-///   safe_mul, safe_div: a * b and a / b, but exactly 0 where a == 0, even where b
-///   is infinite or NaN (the derivative rules multiply cotangents with them).
+///   safe_mul: a * b, but exactly 0 where a or b is 0, even where the other is
+///   infinite or NaN;  safe_div: a / b, but exactly 0 where a == 0 (the derivative
+///   rules multiply tangents and cotangents with them).
 #define STRATA_BINARY_OPS(X)                             \
   X(add, Add, numeric, "numpy.add")                      \
   X(sub, Sub, numeric, "numpy.subtract")                 \
@@ -67,7 +68,7 @@
   X(ge, Ge, any, "numpy.greater_equal")                  \
   X(logical_and, LogicalAnd, boolean, "numpy.logical_and") \
   X(logical_or, LogicalOr, boolean, "numpy.logical_or")      \
-  X(safe_mul, SafeMul, floating, "numpy.where(a == 0, 0, a * b)") \
+  X(safe_mul, SafeMul, floating, "numpy.where((a == 0) | (b == 0), 0, a * b)") \
   X(safe_div, SafeDiv, floating, "numpy.where(a == 0, 0, a / b)")
 
 /// The reductions over a set of axes, one row each. sum: bool and integers sum

@@ -247,11 +247,13 @@ struct LogicalAnd {
 struct LogicalOr {
   STRATA_HD bool operator()(bool a, bool b) const { return a || b; }
 };
-/// a * b, but 0 where a == 0 (a zero cotangent stays zero through an infinite factor).
+/// a * b, but 0 where a or b is 0: a zero (co)tangent stays zero through an
+/// infinite local derivative, and a local derivative that is exactly zero (a
+/// function constant in that input) passes no infinite tangent on.
 struct SafeMul {
   template <class T>
   STRATA_HD T operator()(T a, T b) const {
-    return a == T(0) ? T(0) : a * b;
+    return a == T(0) || b == T(0) ? T(0) : a * b;
   }
 };
 /// a / b, but 0 where a == 0 (also for b == 0).

@@ -20,7 +20,7 @@
 
 namespace strata::rules {
 
-/// v * d, but exactly 0 where v == 0 (operands broadcast; C++ scalars allowed for d).
+/// v * d, but exactly 0 where v == 0 or d == 0 (operands broadcast; C++ scalars allowed for d).
 template <Diffable T, class D>
 T safe_mul(const T& v, const D& d) {
   return detail::lifted_binary(BinaryOp::safe_mul, v, d);
@@ -152,7 +152,7 @@ struct Binary {
       case BinaryOp::sub:
         return which == 0 ? v : -v;
       case BinaryOp::mul:
-      case BinaryOp::safe_mul:  // a * b, or 0 where a == 0: the same partials, made safe
+      case BinaryOp::safe_mul:  // a * b, or 0 where a or b is 0: the same partials, made safe
         return which == 0 ? safe_mul(v, b) : safe_mul(v, a);
       case BinaryOp::div:
       case BinaryOp::safe_div:

@@ -113,6 +113,10 @@ TEST_CASE("safe_mul and safe_div: the primitives the rules multiply with", "[ad]
   CHECK(m[1] == 0.0);
   CHECK(m[2] == 0.0);
   CHECK(m[3] == inf);
+  // Symmetric: a zero second operand wins over an infinite or NaN first one.
+  const std::vector<double> m2 =
+      values(prims_of<st::Tensor>::binary(st::BinaryOp::safe_mul, w, z));
+  CHECK(m2 == std::vector<double>{0.0, 0.0, 0.0, inf});
   const std::vector<double> d = values(prims_of<st::Tensor>::binary(st::BinaryOp::safe_div, z, w));
   CHECK(d[0] == 0.0);
   CHECK(d[1] == 0.0);

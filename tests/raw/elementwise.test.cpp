@@ -108,7 +108,7 @@ double binary_ref(BinaryOp op, double a, double b, DType t) {
     case BinaryOp::logical_or:
       return a != 0 || b != 0;
     case BinaryOp::safe_mul:
-      return a == 0 ? 0.0 : a * b;
+      return a == 0 || b == 0 ? 0.0 : a * b;
     case BinaryOp::safe_div:
       return a == 0 ? 0.0 : a / b;
   }
