@@ -30,19 +30,19 @@
 ///   neg   -x;  exp, log (natural), sin, cos, sqrt, tanh;  abs;  sign (-1, 0 or 1,
 ///   NaN stays NaN);  logical_not;  log1p = log(1 + x) and expm1 = e^x - 1, both
 ///   accurate near 0;  erf, the error function.
-#define STRATA_UNARY_OPS(X)                              \
-  X(neg, Neg, numeric, "numpy.negative")                 \
-  X(exp, Exp, floating, "numpy.exp")                     \
-  X(log, Log, floating, "numpy.log")                     \
-  X(sin, Sin, floating, "numpy.sin")                     \
-  X(cos, Cos, floating, "numpy.cos")                     \
-  X(sqrt, Sqrt, floating, "numpy.sqrt")                  \
-  X(tanh, Tanh, floating, "numpy.tanh")                  \
-  X(abs, Abs, numeric, "numpy.abs")                      \
-  X(sign, Sign, numeric, "numpy.sign")                   \
+#define STRATA_UNARY_OPS(X)                                \
+  X(neg, Neg, numeric, "numpy.negative")                   \
+  X(exp, Exp, floating, "numpy.exp")                       \
+  X(log, Log, floating, "numpy.log")                       \
+  X(sin, Sin, floating, "numpy.sin")                       \
+  X(cos, Cos, floating, "numpy.cos")                       \
+  X(sqrt, Sqrt, floating, "numpy.sqrt")                    \
+  X(tanh, Tanh, floating, "numpy.tanh")                    \
+  X(abs, Abs, numeric, "numpy.abs")                        \
+  X(sign, Sign, numeric, "numpy.sign")                     \
   X(logical_not, LogicalNot, boolean, "numpy.logical_not") \
-  X(log1p, Log1p, floating, "numpy.log1p")               \
-  X(expm1, Expm1, floating, "numpy.expm1")               \
+  X(log1p, Log1p, floating, "numpy.log1p")                 \
+  X(expm1, Expm1, floating, "numpy.expm1")                 \
   X(erf, Erf, floating, "scipy.special.erf")
 
 /// The binary ops on two tensors of one shape and dtype, one row each.
@@ -52,32 +52,32 @@
 ///   safe_mul: a * b, but exactly 0 where a or b is 0, even where the other is
 ///   infinite or NaN;  safe_div: a / b, but exactly 0 where a == 0 (the derivative
 ///   rules multiply tangents and cotangents with them).
-#define STRATA_BINARY_OPS(X)                             \
-  X(add, Add, numeric, "numpy.add")                      \
-  X(sub, Sub, numeric, "numpy.subtract")                 \
-  X(mul, Mul, numeric, "numpy.multiply")                 \
-  X(div, Div, numeric, "numpy.true_divide")              \
-  X(pow, Pow, floating, "numpy.power")                   \
-  X(maximum, Maximum, numeric, "numpy.maximum")          \
-  X(minimum, Minimum, numeric, "numpy.minimum")          \
-  X(eq, Eq, any, "numpy.equal")                          \
-  X(ne, Ne, any, "numpy.not_equal")                      \
-  X(lt, Lt, any, "numpy.less")                           \
-  X(le, Le, any, "numpy.less_equal")                     \
-  X(gt, Gt, any, "numpy.greater")                        \
-  X(ge, Ge, any, "numpy.greater_equal")                  \
-  X(logical_and, LogicalAnd, boolean, "numpy.logical_and") \
-  X(logical_or, LogicalOr, boolean, "numpy.logical_or")      \
+#define STRATA_BINARY_OPS(X)                                                   \
+  X(add, Add, numeric, "numpy.add")                                            \
+  X(sub, Sub, numeric, "numpy.subtract")                                       \
+  X(mul, Mul, numeric, "numpy.multiply")                                       \
+  X(div, Div, numeric, "numpy.true_divide")                                    \
+  X(pow, Pow, floating, "numpy.power")                                         \
+  X(maximum, Maximum, numeric, "numpy.maximum")                                \
+  X(minimum, Minimum, numeric, "numpy.minimum")                                \
+  X(eq, Eq, any, "numpy.equal")                                                \
+  X(ne, Ne, any, "numpy.not_equal")                                            \
+  X(lt, Lt, any, "numpy.less")                                                 \
+  X(le, Le, any, "numpy.less_equal")                                           \
+  X(gt, Gt, any, "numpy.greater")                                              \
+  X(ge, Ge, any, "numpy.greater_equal")                                        \
+  X(logical_and, LogicalAnd, boolean, "numpy.logical_and")                     \
+  X(logical_or, LogicalOr, boolean, "numpy.logical_or")                        \
   X(safe_mul, SafeMul, floating, "numpy.where((a == 0) | (b == 0), 0, a * b)") \
   X(safe_div, SafeDiv, floating, "numpy.where(a == 0, 0, a / b)")
 
 /// The reductions over a set of axes, one row each. sum: bool and integers sum
 /// to i64; max, min: NaN wins; argmax, argmin: the i64 position (row-major over
 /// the reduced axes) of the first extreme, or of the first NaN.
-#define STRATA_REDUCE_OPS(X)                   \
-  X(sum, SumReducer, any, "numpy.sum")         \
-  X(max, MaxReducer, any, "numpy.max")         \
-  X(min, MinReducer, any, "numpy.min")         \
+#define STRATA_REDUCE_OPS(X)                    \
+  X(sum, SumReducer, any, "numpy.sum")          \
+  X(max, MaxReducer, any, "numpy.max")          \
+  X(min, MinReducer, any, "numpy.min")          \
   X(argmax, ArgmaxReducer, any, "numpy.argmax") \
   X(argmin, ArgminReducer, any, "numpy.argmin")
 

@@ -345,11 +345,11 @@ using ArgminReducer = ArgReducer<T, true>;
 template <class T, class F>
 void visit_unary(UnaryOp op, F&& f) {
   switch (op) {
-#define STRATA_VISIT_ROW(name, Functor, dtypes, numpy)               \
-  case UnaryOp::name:                                                \
-    if constexpr (admits(DTypeClass::dtypes, dtype_v<T>)) {          \
-      return f(Functor{});                                           \
-    }                                                                \
+#define STRATA_VISIT_ROW(name, Functor, dtypes, numpy)      \
+  case UnaryOp::name:                                       \
+    if constexpr (admits(DTypeClass::dtypes, dtype_v<T>)) { \
+      return f(Functor{});                                  \
+    }                                                       \
     break;
     STRATA_UNARY_OPS(STRATA_VISIT_ROW)
 #undef STRATA_VISIT_ROW
@@ -361,11 +361,11 @@ void visit_unary(UnaryOp op, F&& f) {
 template <class T, class F>
 void visit_binary(BinaryOp op, F&& f) {
   switch (op) {
-#define STRATA_VISIT_ROW(name, Functor, dtypes, numpy)               \
-  case BinaryOp::name:                                               \
-    if constexpr (admits(DTypeClass::dtypes, dtype_v<T>)) {          \
-      return f(Functor{});                                           \
-    }                                                                \
+#define STRATA_VISIT_ROW(name, Functor, dtypes, numpy)      \
+  case BinaryOp::name:                                      \
+    if constexpr (admits(DTypeClass::dtypes, dtype_v<T>)) { \
+      return f(Functor{});                                  \
+    }                                                       \
     break;
     STRATA_BINARY_OPS(STRATA_VISIT_ROW)
 #undef STRATA_VISIT_ROW
@@ -377,11 +377,11 @@ void visit_binary(BinaryOp op, F&& f) {
 template <class T, class F>
 void visit_reduce(ReduceOp op, F&& f) {
   switch (op) {
-#define STRATA_VISIT_ROW(name, Reducer, dtypes, numpy)               \
-  case ReduceOp::name:                                               \
-    if constexpr (admits(DTypeClass::dtypes, dtype_v<T>)) {          \
-      return f(type_tag<Reducer<T>>{});                              \
-    }                                                                \
+#define STRATA_VISIT_ROW(name, Reducer, dtypes, numpy)      \
+  case ReduceOp::name:                                      \
+    if constexpr (admits(DTypeClass::dtypes, dtype_v<T>)) { \
+      return f(type_tag<Reducer<T>>{});                     \
+    }                                                       \
     break;
     STRATA_REDUCE_OPS(STRATA_VISIT_ROW)
 #undef STRATA_VISIT_ROW

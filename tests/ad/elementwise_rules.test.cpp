@@ -81,8 +81,8 @@ TEST_CASE("NaN-safe gradients: a where's unselected branch does not poison", "[a
 TEST_CASE("NaN-safe gradients: a nonzero cotangent still meets the infinity", "[ad]") {
   // Only an exactly-zero contribution is forced to zero: d sqrt(x) at 0 is +inf,
   // and a NaN input still gives a NaN gradient.
-  const st::Tensor g = st::grad([](const auto& x) { return st::sum(st::sqrt(x)); },
-                                f64s({0.0, 1.0}, {2}));
+  const st::Tensor g =
+      st::grad([](const auto& x) { return st::sum(st::sqrt(x)); }, f64s({0.0, 1.0}, {2}));
   CHECK(values(g)[0] == std::numeric_limits<double>::infinity());
   CHECK(values(g)[1] == 0.5);
   const double nan = std::numeric_limits<double>::quiet_NaN();
@@ -98,12 +98,16 @@ TEST_CASE("NaN-safe gradients: a nonzero cotangent still meets the infinity", "[
 TEST_CASE("safe_mul and safe_div: the primitives the rules multiply with", "[ad]") {
   const st::Tensor a = st::testing::nonzero({2, 3}, 31), b = st::testing::nonzero({2, 3}, 32);
   // Away from a == 0 they are a * b and a / b, with the same derivatives to order 3.
-  check_grads([](const auto& a, const auto& b) { return prims_of<decltype(a)>::binary(
-                  st::BinaryOp::safe_mul, a, b); },
-              {a, b}, 3);
-  check_grads([](const auto& a, const auto& b) { return prims_of<decltype(a)>::binary(
-                  st::BinaryOp::safe_div, a, b); },
-              {a, b}, 3);
+  check_grads(
+      [](const auto& a, const auto& b) {
+        return prims_of<decltype(a)>::binary(st::BinaryOp::safe_mul, a, b);
+      },
+      {a, b}, 3);
+  check_grads(
+      [](const auto& a, const auto& b) {
+        return prims_of<decltype(a)>::binary(st::BinaryOp::safe_div, a, b);
+      },
+      {a, b}, 3);
   // At a == 0 the result is 0 whatever b is.
   const double inf = std::numeric_limits<double>::infinity();
   const double nan = std::numeric_limits<double>::quiet_NaN();
@@ -114,8 +118,7 @@ TEST_CASE("safe_mul and safe_div: the primitives the rules multiply with", "[ad]
   CHECK(m[2] == 0.0);
   CHECK(m[3] == inf);
   // Symmetric: a zero second operand wins over an infinite or NaN first one.
-  const std::vector<double> m2 =
-      values(prims_of<st::Tensor>::binary(st::BinaryOp::safe_mul, w, z));
+  const std::vector<double> m2 = values(prims_of<st::Tensor>::binary(st::BinaryOp::safe_mul, w, z));
   CHECK(m2 == std::vector<double>{0.0, 0.0, 0.0, inf});
   const std::vector<double> d = values(prims_of<st::Tensor>::binary(st::BinaryOp::safe_div, z, w));
   CHECK(d[0] == 0.0);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "support/elementwise_ref.hpp"
+#include "support/op_reference.hpp"
 
 namespace st = strata;
 namespace tt = strata::testing;
@@ -37,84 +38,6 @@ std::vector<DType> row_dtypes(st::DTypeClass cls) {
   return out;
 }
 
-// The test table: what each op of the op tables means, in double precision.
-// The switches have no default: an op without a row here draws a -Wswitch
-// warning, and its sweep (the sweeps iterate the op tables) fails on the NaN.
-
-double unary_ref(UnaryOp op, double x) {
-  switch (op) {
-    case UnaryOp::neg:
-      return -x;
-    case UnaryOp::exp:
-      return std::exp(x);
-    case UnaryOp::log:
-      return std::log(x);
-    case UnaryOp::sin:
-      return std::sin(x);
-    case UnaryOp::cos:
-      return std::cos(x);
-    case UnaryOp::sqrt:
-      return std::sqrt(x);
-    case UnaryOp::tanh:
-      return std::tanh(x);
-    case UnaryOp::abs:
-      return std::fabs(x);
-    case UnaryOp::sign:
-      return std::isnan(x) ? kNaN : x > 0 ? 1.0 : x < 0 ? -1.0 : 0.0;
-    case UnaryOp::logical_not:
-      return x == 0 ? 1.0 : 0.0;
-    case UnaryOp::log1p:
-      return std::log1p(x);
-    case UnaryOp::expm1:
-      return std::expm1(x);
-    case UnaryOp::erf:
-      return std::erf(x);
-  }
-  return kNaN;
-}
-
-/// Inputs are small integers for integer dtypes, so double arithmetic is exact.
-double binary_ref(BinaryOp op, double a, double b, DType t) {
-  const bool nan = std::isnan(a) || std::isnan(b);
-  switch (op) {
-    case BinaryOp::add:
-      return a + b;
-    case BinaryOp::sub:
-      return a - b;
-    case BinaryOp::mul:
-      return a * b;
-    case BinaryOp::div:
-      return st::is_integral(t) ? std::trunc(a / b) : a / b;
-    case BinaryOp::pow:
-      return std::pow(a, b);
-    case BinaryOp::maximum:
-      return nan ? kNaN : a < b ? b : a;
-    case BinaryOp::minimum:
-      return nan ? kNaN : b < a ? b : a;
-    case BinaryOp::eq:
-      return a == b;
-    case BinaryOp::ne:
-      return a != b;
-    case BinaryOp::lt:
-      return a < b;
-    case BinaryOp::le:
-      return a <= b;
-    case BinaryOp::gt:
-      return a > b;
-    case BinaryOp::ge:
-      return a >= b;
-    case BinaryOp::logical_and:
-      return a != 0 && b != 0;
-    case BinaryOp::logical_or:
-      return a != 0 || b != 0;
-    case BinaryOp::safe_mul:
-      return a == 0 || b == 0 ? 0.0 : a * b;
-    case BinaryOp::safe_div:
-      return a == 0 ? 0.0 : a / b;
-  }
-  return kNaN;
-}
-
 /// Float special values every float op sees besides the random ones.
 const std::vector<double> kSpecials = {kNaN, kInf, -kInf, 0.0,   -0.0,   1e-30, -1e-30, 1.0,
                                        -1.0, 0.5,  -0.5,  100.0, -100.0, 1e30,  -1e30,  3.14159};
@@ -131,16 +54,18 @@ void check_unary(UnaryOp op) {
         const RawTensor y = st::raw::unary(op, x);
         INFO(name << " " << dname(t) << " shape " << s << " layout " << v.name);
         CHECK(y.storage() != x.storage());
-        CHECK(tt::first_mismatch(y, s, t,
-                                 [&](const Idx& i) { return unary_ref(op, tt::get(x, i)); }) == "");
+        CHECK(tt::first_mismatch(y, s, t, [&](const Idx& i) {
+                return tt::unary_reference(op).value(tt::get(x, i));
+              }) == "");
       }
     }
     if (st::is_floating(t)) {
       const RawTensor sp = tt::make({int64_t(kSpecials.size())}, t, kSpecials);
       for (const RawTensor& x : {sp, sp.flip(0), sp.slice(0, 1, std::nullopt, 3)}) {
         INFO(name << " " << dname(t) << " special values, strides " << x.strides());
-        CHECK(tt::first_mismatch(st::raw::unary(op, x), x.shape(), t,
-                                 [&](const Idx& i) { return unary_ref(op, tt::get(x, i)); }) == "");
+        CHECK(tt::first_mismatch(st::raw::unary(op, x), x.shape(), t, [&](const Idx& i) {
+                return tt::unary_reference(op).value(tt::get(x, i));
+              }) == "");
       }
     }
   }
@@ -178,7 +103,7 @@ void check_binary(BinaryOp op) {
                     << vb.name);
           CHECK(y.storage() != a.storage());
           CHECK(tt::first_mismatch(y, s, out_t, [&](const Idx& i) {
-                  return binary_ref(op, tt::get(a, i), tt::get(b, i), t);
+                  return tt::binary_ref(op, tt::get(a, i), tt::get(b, i), t);
                 }) == "");
         }
       }
