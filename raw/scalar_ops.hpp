@@ -253,14 +253,16 @@ struct LogicalOr {
 struct SafeMul {
   template <class T>
   STRATA_HD T operator()(T a, T b) const {
-    return a == T(0) || b == T(0) ? T(0) : a * b;
+    const T p = a * b;  // computed unconditionally: a select, which vectorises
+    return (a == T(0)) | (b == T(0)) ? T(0) : p;
   }
 };
 /// a / b, but 0 where a == 0 (also for b == 0).
 struct SafeDiv {
   template <class T>
   STRATA_HD T operator()(T a, T b) const {
-    return a == T(0) ? T(0) : a / b;
+    const T q = a / b;  // computed unconditionally: a select, which vectorises
+    return a == T(0) ? T(0) : q;
   }
 };
 
