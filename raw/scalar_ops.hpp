@@ -247,22 +247,24 @@ struct LogicalAnd {
 struct LogicalOr {
   STRATA_HD bool operator()(bool a, bool b) const { return a || b; }
 };
-/// a * b, but 0 where a or b is 0: a zero (co)tangent stays zero through an
-/// infinite local derivative, and a local derivative that is exactly zero (a
-/// function constant in that input) passes no infinite tangent on.
+/// a * b, except that 0 * inf and 0 * NaN (either order) are 0: a zero
+/// (co)tangent stays zero through an infinite local derivative, and a local
+/// derivative that is exactly zero passes no infinite tangent on. Every other
+/// result is IEEE's, so only a NaN product needs the check (raw/cpu/elementwise.cpp
+/// runs the vectorised product and fixes those).
 struct SafeMul {
   template <class T>
   STRATA_HD T operator()(T a, T b) const {
-    const T p = a * b;  // computed unconditionally: a select, which vectorises
-    return (a == T(0)) | (b == T(0)) ? T(0) : p;
+    const T p = a * b;
+    return is_nan(p) && (a == T(0) || b == T(0)) ? T(0) : p;
   }
 };
-/// a / b, but 0 where a == 0 (also for b == 0).
+/// a / b, except that 0 / 0 and 0 / NaN are 0 (a NaN quotient of a zero a).
 struct SafeDiv {
   template <class T>
   STRATA_HD T operator()(T a, T b) const {
-    const T q = a / b;  // computed unconditionally: a select, which vectorises
-    return a == T(0) ? T(0) : q;
+    const T q = a / b;
+    return is_nan(q) && a == T(0) ? T(0) : q;
   }
 };
 

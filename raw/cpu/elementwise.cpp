@@ -81,8 +81,36 @@ void unary_typed(UnaryOp op, const RawTensor& out, const RawTensor& x) {
   scalar::visit_unary<T>(op, [&](auto fn) { map<T, T>(out, fn, x); });
 }
 
+// safe_mul / safe_div into a fresh output: the plain IEEE op (a loop the
+// compiler vectorises; the functor's select is not), then, only when the
+// output's vectorised sum says it holds a NaN or an infinity, one pass that
+// recomputes the NaN elements with the functor, which differs from the plain
+// op only there. The same values as mapping the functor, on any layout.
+template <class T, class Plain, class Safe>
+bool safe_binary_fast(Plain plain, Safe safe, const RawTensor& out, const RawTensor& a,
+                      const RawTensor& b) {
+  if (!out.is_contiguous() || out.storage() == a.storage() || out.storage() == b.storage()) {
+    return false;
+  }
+  map<T, T, T>(out, plain, a, b);
+  if (std::isfinite(vmath::sum(base_ptr<T>(out) + out.offset(), out.numel()))) return true;
+  map<T, T, T, T>(
+      out, [safe](T v, T x, T y) { return v != v ? safe(x, y) : v; }, out, a, b);
+  return true;
+}
+
 template <class T>
 void binary_typed(BinaryOp op, const RawTensor& out, const RawTensor& a, const RawTensor& b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (op == BinaryOp::safe_mul &&
+        safe_binary_fast<T>(scalar::Mul{}, scalar::SafeMul{}, out, a, b)) {
+      return;
+    }
+    if (op == BinaryOp::safe_div &&
+        safe_binary_fast<T>(scalar::Div{}, scalar::SafeDiv{}, out, a, b)) {
+      return;
+    }
+  }
   scalar::visit_binary<T>(op, [&](auto fn) {
     using Out = decltype(fn(T{}, T{}));  // bool for the comparisons
     map<Out, T, T>(out, fn, a, b);
