@@ -152,7 +152,7 @@ TEST_CASE("index_positions: out of range at both ends, i32 and i64", "[raw]") {
         const std::string want = range_message("index_select", b, 5, 1, size);
         for (const auto& [name, path] : kPaths) {
           INFO(name << " path, " << dtype_name(dtype) << ", layout " << kind << ", value " << b);
-          CHECK(index_error([&] { path(idx, 1, size, "index_select"); }) == want);
+          CHECK(index_error([&, run = path] { run(idx, 1, size, "index_select"); }) == want);
         }
       }
     }
@@ -176,7 +176,7 @@ TEST_CASE("index_positions: out of range at both ends, i32 and i64", "[raw]") {
   SECTION("an empty axis takes no index at all") {
     for (const auto& [name, path] : kPaths) {
       INFO(name);
-      CHECK(index_error([&] { path(st::testing::make({1}, st::i64, {0}), 2, 0, "t"); }) ==
+      CHECK(index_error([run = path] { run(st::testing::make({1}, st::i64, {0}), 2, 0, "t"); }) ==
             range_message("t", 0, 0, 2, 0));
     }
   }
