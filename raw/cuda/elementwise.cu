@@ -110,9 +110,8 @@ void CudaBackend::binary(BinaryOp op, const RawTensor& out, const RawTensor& a,
                          const RawTensor& b) {
   DeviceGuard guard(index_);
   visit_dtype(a.dtype(), op_name(op), [&]<class T>(type_tag<T>) {
-    scalar::visit_binary<T>(op, [&](auto fn) {
-      binary_t<decltype(fn(T{}, T{})), T>(fn, out, a, b);
-    });
+    scalar::visit_binary<T>(op,
+                            [&](auto fn) { binary_t<decltype(fn(T{}, T{})), T>(fn, out, a, b); });
   });
 }
 
