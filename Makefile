@@ -8,8 +8,11 @@ TSAN_BUILD ?= build-tsan
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
 JOBS       ?= $(shell nproc)
-# ccache keys on paths relative to the checkout, so every clone shares its cache.
+# ccache keys on paths relative to the checkout, so every clone shares its cache;
+# without NOHASHDIR the builds with debug info (test-sanitize, test-tsan, fuzz)
+# would also key on the build folder's absolute path and miss in every new clone.
 export CCACHE_BASEDIR ?= $(CURDIR)
+export CCACHE_NOHASHDIR ?= 1
 APT_PACKAGES := cmake g++ make libeigen3-dev catch2 nlohmann-json3-dev ccache libsleef-dev libdnnl-dev wamerican \
                 doxygen
 CMAKE_FLAGS ?=
