@@ -5,6 +5,7 @@
 /// namespace (and strata::nn, strata::tree, ...); internals live in nested `detail` namespaces.
 namespace strata {}
 
+#include "ad/custom.hpp"
 #include "ad/transforms.hpp"
 #include "ad/vmap.hpp"
 #include "core/allocator.hpp"

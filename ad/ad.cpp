@@ -3,6 +3,7 @@
 #include <atomic>
 #include <sstream>
 
+#include "ad/custom.hpp"
 #include "ad/transforms.hpp"
 
 namespace strata::detail {
@@ -83,6 +84,28 @@ void require_single_element(const Shape& shape, std::string_view op) {
     fail<ShapeError>(op, "the function's output has shape ", shape, " (", n,
                      " elements); grad needs exactly one (use jacrev, jacfwd or vjp for more)");
   }
+}
+
+void require_rule_value(const std::string& fn, std::string_view what, int index,
+                        const Shape& want_shape, DType want_dtype, const Shape& shape,
+                        DType dtype) {
+  std::ostringstream where;
+  where << what;
+  if (index >= 0) where << " for argument " << index;
+  const std::string want = index >= 0 ? "the argument" : "the function's result";
+  if (shape != want_shape) {
+    fail<ShapeError>(fn, "custom rule: ", where.str(), " has shape ", shape, " but ", want,
+                     " has shape ", want_shape);
+  }
+  if (dtype != want_dtype) {
+    fail<DTypeError>(fn, "custom rule: ", where.str(), " has dtype ", dtype_name(dtype), " but ",
+                     want, " has dtype ", dtype_name(want_dtype));
+  }
+}
+
+void rule_count_mismatch(const std::string& fn, std::size_t want, std::size_t got) {
+  fail<ValueError>(fn, "custom rule: the backward rule returned ", got, " cotangent(s) for ", want,
+                   " argument(s); return one per argument, in order (a tuple for several)");
 }
 
 }  // namespace strata::detail

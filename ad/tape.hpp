@@ -3,10 +3,13 @@
 /// Tape<T>: the record of one reverse-mode transform call.
 ///
 /// Node i holds, for each differentiable input, the input's node id and a
-/// pullback mapping node i's cotangent to that input's contribution, plus
-/// the storages (and their versions) of the values its pullbacks saved. The
-/// backward pass walks the nodes once in reverse order, accumulating
-/// cotangents; it does not consume the tape, so a pullback may run many times.
+/// pullback mapping node i's cotangent to that input's contribution (or one
+/// joint pullback giving every input's contribution at once: a custom rule's
+/// bwd, ad/custom.hpp), plus the storages (and their versions) of the values
+/// its pullbacks saved. The backward pass walks the nodes once in reverse
+/// order, accumulating cotangents and dropping each node's cotangent once its
+/// pullbacks have run; it does not consume the tape, so a pullback may run
+/// many times.
 #include <functional>
 #include <memory>
 #include <optional>
@@ -29,6 +32,8 @@ class Tape {
  public:
   /// Maps a node's cotangent to one input's contribution.
   using Pullback = std::function<T(const T&)>;
+  /// Maps a node's cotangent to the contributions of all its inputs at once, in input order.
+  using JointPullback = std::function<std::vector<T>(const T&)>;
   /// One differentiable input of a node.
   struct Edge {
     int64_t input;      ///< the input's node id
@@ -48,7 +53,7 @@ class Tape {
   /// A node computed from inputs; `saved` are the plain values under what its
   /// pullbacks captured (values of level T, and plain masks or indices).
   int64_t add(std::vector<Edge> edges, const std::vector<Tensor>& saved) {
-    Node n{std::move(edges), {}};
+    Node n{std::move(edges), {}, {}, {}};
     for (const Tensor& v : saved) {
       const auto& s = v.raw().storage();
       n.saved.push_back({s, s->version()});
@@ -57,7 +62,19 @@ class Tape {
     return int64_t(nodes_.size()) - 1;
   }
 
-  /// Cotangents of every node up to `out`, given `seed` for `out` (nullopt: none reached it).
+  /// A node whose pullback gives every input's contribution in one call; `inputs` are the
+  /// inputs' node ids, -1 for a constant input (its contribution is computed and dropped).
+  int64_t add_joint(std::vector<int64_t> inputs, JointPullback pullback,
+                    const std::vector<Tensor>& saved) {
+    const int64_t id = add({}, saved);
+    nodes_.back().joint_inputs = std::move(inputs);
+    nodes_.back().joint = std::move(pullback);
+    return id;
+  }
+
+  /// Cotangents of the leaves (the nodes with no inputs: the transform's arguments) up to
+  /// `out`, given `seed` for `out`; nullopt where none reached a node, and for every inner
+  /// node, whose cotangent is dropped as soon as its pullbacks have run.
   /// Throws ValueError when a saved value was modified in place since it was recorded.
   std::vector<std::optional<T>> backward(int64_t out, const T& seed) const {
     std::vector<std::optional<T>> ct(std::size_t(out) + 1);
@@ -70,11 +87,18 @@ class Tape {
           detail::saved_value_modified(s.version, s.storage->version());
         }
       }
-      for (const Edge& e : n.edges) {
-        T g = e.pullback(*ct[std::size_t(i)]);
-        auto& slot = ct[std::size_t(e.input)];
+      auto accumulate = [&](int64_t input, T g) {
+        auto& slot = ct[std::size_t(input)];
         slot = slot ? Prims<T>::binary(BinaryOp::add, *slot, g) : std::move(g);
+      };
+      if (n.joint) {
+        std::vector<T> gs = n.joint(*ct[std::size_t(i)]);
+        for (std::size_t k = 0; k < gs.size(); ++k) {
+          if (n.joint_inputs[k] >= 0) accumulate(n.joint_inputs[k], std::move(gs[k]));
+        }
       }
+      for (const Edge& e : n.edges) accumulate(e.input, e.pullback(*ct[std::size_t(i)]));
+      if (n.joint || !n.edges.empty()) ct[std::size_t(i)].reset();
     }
     return ct;
   }
@@ -83,6 +107,8 @@ class Tape {
   struct Node {
     std::vector<Edge> edges;
     std::vector<Saved> saved;
+    std::vector<int64_t> joint_inputs;  ///< a joint node's inputs (-1: constant)
+    JointPullback joint;                ///< a joint node's pullback (else empty)
   };
   std::vector<Node> nodes_;
 };

@@ -1,11 +1,40 @@
 // SPDX-License-Identifier: MIT
 // Autodiff workloads: transforms timed whole, forward and backward together.
 #include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
 
 #include "bench/bench.hpp"
 
 namespace bench {
 namespace {
+
+// The gradient of sum(tanh(... tanh(x W0) ... W63)), x [256, 512], with respect to x (the
+// weights are constants: a checkpointed function takes the values it differentiates as
+// arguments), with blocks of `block` layers checkpointed (0: none).
+Body checkpointed_mlp_grad(int64_t block) {
+  constexpr int64_t kLayers = 64, kWidth = 512, kBatch = 256;
+  std::vector<st::Tensor> ws;
+  for (int64_t l = 0; l < kLayers; ++l) {
+    ws.push_back(scaled_matrix(kWidth, 600 + uint64_t(l), st::f32));
+  }
+  const st::Tensor x = st::randn({kBatch, kWidth}, 601, st::f32);
+  auto layers = [ws](int64_t from, int64_t to) {
+    return [ws, from, to](const auto& h_in) {
+      auto h = h_in;
+      for (int64_t l = from; l < to; ++l) h = st::tanh(st::matmul(h, ws[std::size_t(l)]));
+      return h;
+    };
+  };
+  auto loss = [block, layers](const auto& h0) {
+    if (block == 0) return st::sum(layers(0, kLayers)(h0));
+    auto h = h0;
+    for (int64_t b = 0; b < kLayers; b += block) h = st::checkpoint(layers(b, b + block))(h);
+    return st::sum(h);
+  };
+  return [=] { g_sink = st::grad(loss, x).raw(); };
+}
 
 // The transforms: their cost over the raw kernels is the per-op bookkeeping
 // (tape nodes, dual values), which the chain of tiny ops exposes, and the
@@ -73,6 +102,30 @@ const Register kAd(20, [](std::vector<Workload>& w) {
            }});
     }
   }
+  // st::checkpoint: the gradient of a 64-layer tanh MLP of width 512, batch 256, with
+  // respect to its input, with blocks of 8 layers checkpointed; the
+  // peer is the plain gradient. Measures: the peak MiB in use beyond the inputs and
+  // weights, for the checkpointed gradient, the plain one, and one with every layer
+  // checkpointed (the tape keeps the same activations then: each layer's input is the
+  // previous tanh's output, which the plain tape keeps anyway).
+  Workload ckpt{"checkpoint_tanh_mlp_64x512_b256", [] { return checkpointed_mlp_grad(8); }};
+  ckpt.flops = 64 * 2.0 * 256 * 512 * 512 * 3;  // forward, recompute, the backward GEMM
+  ckpt.peers.push_back({"plain_grad", [] { return checkpointed_mlp_grad(0); }});
+  for (const int64_t block : {8, 0, 1}) {
+    const std::string name = block == 8   ? "peak_mib"
+                             : block == 0 ? "plain_peak_mib"
+                                          : "per_layer_peak_mib";
+    ckpt.measures.push_back({name, [block] {
+                               const Body run = checkpointed_mlp_grad(block);
+                               st::CachingAllocator& a = st::cpu_allocator();
+                               const std::size_t before = a.stats().bytes_in_use;
+                               a.reset_peak();
+                               run();
+                               return double(a.stats().peak_bytes_in_use - before) /
+                                      double(1 << 20);
+                             }});
+  }
+  w.push_back(ckpt);
 });
 
 }  // namespace

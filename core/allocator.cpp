@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "core/allocator.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cstdlib>
 #include <new>
@@ -41,6 +42,7 @@ void* CachingAllocator::allocate(std::size_t bytes) {
       stats_.from_cache++;
       stats_.bytes_cached -= cls;
       stats_.bytes_in_use += cls;
+      stats_.peak_bytes_in_use = std::max(stats_.peak_bytes_in_use, stats_.bytes_in_use);
       return p;
     }
   }
@@ -57,6 +59,7 @@ void* CachingAllocator::allocate(std::size_t bytes) {
   std::lock_guard lock(mutex_);
   stats_.from_system++;
   stats_.bytes_in_use += cls;
+  stats_.peak_bytes_in_use = std::max(stats_.peak_bytes_in_use, stats_.bytes_in_use);
   return p;
 }
 
@@ -116,6 +119,11 @@ void CachingAllocator::set_cache_limit(std::size_t bytes) {
 std::size_t CachingAllocator::cache_limit() const {
   std::lock_guard lock(mutex_);
   return cache_limit_;
+}
+
+void CachingAllocator::reset_peak() {
+  std::lock_guard lock(mutex_);
+  stats_.peak_bytes_in_use = stats_.bytes_in_use;
 }
 
 AllocatorStats CachingAllocator::stats() const {

@@ -18,10 +18,11 @@ namespace strata {
 
 /// What an allocator has done so far; tests read it to see reuse.
 struct AllocatorStats {
-  uint64_t from_cache = 0;       ///< requests served from a free list
-  uint64_t from_system = 0;      ///< requests that went to the system allocator
-  std::size_t bytes_in_use = 0;  ///< bytes handed out and not yet returned
-  std::size_t bytes_cached = 0;  ///< held in free lists, not in use
+  uint64_t from_cache = 0;            ///< requests served from a free list
+  uint64_t from_system = 0;           ///< requests that went to the system allocator
+  std::size_t bytes_in_use = 0;       ///< bytes handed out and not yet returned
+  std::size_t peak_bytes_in_use = 0;  ///< the most bytes_in_use has been since reset_peak()
+  std::size_t bytes_cached = 0;       ///< held in free lists, not in use
 };
 
 /// A caching allocator for one device. Subclasses supply the system calls.
@@ -39,6 +40,8 @@ class CachingAllocator {
   void set_cache_limit(std::size_t bytes);
   /// The current limit on cached bytes.
   std::size_t cache_limit() const;
+  /// Starts a new peak: peak_bytes_in_use becomes the bytes in use now.
+  void reset_peak();
   /// A snapshot of the counters (thread-safe).
   AllocatorStats stats() const;
   /// The size class a request of `bytes` is rounded up to (steps of 1/4 of a power of two).
