@@ -5,7 +5,9 @@
 /// namespace (and strata::nn, strata::tree, ...); internals live in nested `detail` namespaces.
 namespace strata {}
 
+#include "ad/argnums.hpp"
 #include "ad/custom.hpp"
+#include "ad/jacobian.hpp"
 #include "ad/transforms.hpp"
 #include "ad/vmap.hpp"
 #include "core/allocator.hpp"

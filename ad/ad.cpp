@@ -81,8 +81,8 @@ void require_single_element(const Shape& shape, std::string_view op) {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
   if (n != 1) {
-    fail<ShapeError>(op, "the function's output has shape ", shape, " (", n,
-                     " elements); grad needs exactly one (use jacrev, jacfwd or vjp for more)");
+    fail<ShapeError>(op, "the function's output has shape ", shape, " (", n, " elements); ", op,
+                     " needs exactly one (use jacrev, jacfwd or vjp for more)");
   }
 }
 

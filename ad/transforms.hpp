@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-/// The transforms: jvp, vjp, grad, value_and_grad, jacfwd, jacrev, hessian.
+/// The transforms jvp, vjp, grad and value_and_grad (jacfwd, jacrev and hessian:
+/// ad/jacobian.hpp).
 ///
 /// Each takes the user's function (any callable, typically a generic lambda)
 /// and arguments that are Diffable values or trees of them (ad/tree.hpp).
@@ -13,6 +14,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "ad/argnums.hpp"
 #include "ad/stacks.hpp"
 #include "ad/tree.hpp"
 
@@ -76,36 +78,74 @@ Out as_level(const Y& y, std::string_view op) {
   }
 }
 
-/// Runs f on the arguments wrapped as Reverse values on one fresh tape.
-template <class F, class... X>
-auto record(F& f, std::string_view op, const X&... xs) {
-  using T = tree::leaf_t<std::tuple_element_t<0, std::tuple<X...>>>;
-  auto tape = std::make_shared<Tape<T>>();
-  auto wrap = [&](const T& leaf) {
+/// The arguments as trees of Reverse<T> values on `tape`: the leaves of the arguments Sel
+/// chooses become leaves of the tape (float only: DTypeError), the others constants of
+/// level T. Arguments of a lower level than T are lifted.
+template <class T, class Sel, class... X>
+auto wrap_reverse(const std::shared_ptr<Tape<T>>& tape, std::string_view op, const X&... xs) {
+  auto variable = [&](const auto& leaf) {
     require_float_leaf(leaf.dtype(), op);
-    return Reverse<T>(leaf, tape, tape->add_leaf());
+    return Reverse<T>(lift<T>(leaf), tape, tape->add_leaf());
   };
-  auto args = std::make_tuple(tree::map(wrap, xs)...);
-  auto call = [&]<std::size_t... I>(std::index_sequence<I...>)->decltype(auto) {
-    return call_function<Reverse<T>>(f, std::get<I>(args)...);
+  auto constant = [](const auto& leaf) { return Reverse<T>(lift<T>(leaf)); };
+  auto wrap = [&]<std::size_t K>(const auto& x) {
+    if constexpr (chosen<K>(Sel{})) {
+      return tree::map(variable, x);
+    } else {
+      return tree::map(constant, x);
+    }
   };
-  Reverse<T> out = as_level<Reverse<T>>(call(std::index_sequence_for<X...>{}), op);
+  return [&]<std::size_t... K>(std::index_sequence<K...>) {
+    return std::make_tuple(wrap.template operator()<K>(xs)...);
+  }
+  (std::index_sequence_for<X...>{});
+}
+
+/// f's output as a Reverse<T> value recorded on `tape` (or a constant).
+template <class T, class Y>
+Reverse<T> recorded_output(const Y& y, const std::shared_ptr<Tape<T>>& tape, std::string_view op) {
+  Reverse<T> out = as_level<Reverse<T>>(y, op);
   // An output recorded by another call (leaked out of it, or captured from an
   // outer call of the same type) is not ours to differentiate.
   if (out.tape() && out.tape() != tape) mixed_transform_calls(op);
+  return out;
+}
+
+/// Runs f on the arguments wrapped as Reverse values on one fresh tape (the ones Sel chooses
+/// as its leaves, the others as constants): (the wrapped arguments, f's output).
+template <class Sel, class F, class... X>
+auto record(F& f, std::string_view op, const X&... xs) {
+  using T = level_t<X...>;
+  auto tape = std::make_shared<Tape<T>>();
+  auto args = wrap_reverse<T, Sel>(tape, op, xs...);
+  auto call = [&]<std::size_t... I>(std::index_sequence<I...>)->decltype(auto) {
+    return call_function<Reverse<T>>(f, std::get<I>(args)...);
+  };
+  Reverse<T> out = recorded_output(call(std::index_sequence_for<X...>{}), tape, op);
   return std::make_tuple(std::move(args), std::move(out));
 }
 
-/// The cotangents of the wrapped arguments, as trees like the arguments.
-template <class T, class Args>
-auto gradients(const Args& args, const Reverse<T>& out, const T& seed) {
+/// The cotangents of the wrapped arguments Sel chooses (one, or a tuple in Sel's order), as
+/// trees like the arguments.
+template <class T, int... I, class Args>
+auto gradients(Argnums<I...>, const Args& args, const Reverse<T>& out, const T& seed) {
   std::vector<std::optional<T>> ct;
   if (!out.is_constant()) ct = out.tape()->backward(out.id(), seed);
   auto grad_of = [&](const Reverse<T>& w) {
     const std::size_t id = std::size_t(w.id());
     return id < ct.size() && ct[id] ? *ct[id] : zeros_like(w.primal());
   };
-  return std::apply([&](const auto&... a) { return one_or_tuple(tree::map(grad_of, a)...); }, args);
+  return one_or_tuple(tree::map(grad_of, std::get<std::size_t(I)>(args))...);
+}
+
+/// A static_assert for argnums that name an argument past the last; true when they are fine.
+template <class Sel, std::size_t N>
+constexpr bool check_argnums() {
+  constexpr bool ok = argnums_in_range(Sel{}, N);
+  static_assert(ok || !argnums_in_range(Sel{}, std::size_t(-1) / 2),
+                "strata: st::argnums: an argument index is out of range (there are fewer "
+                "arguments than that): indices count from 0");
+  return ok;
 }
 
 }  // namespace detail
@@ -117,28 +157,52 @@ auto gradients(const Args& args, const Reverse<T>& out, const T& seed) {
 /// Example: `auto [y, pullback] = st::vjp(f, x); st::Tensor g = pullback(w);` (w shaped like y).
 template <class F, class X0, class... X>
 auto vjp(F f, const X0& x0, const X&... xs) {
-  auto [args, out] = detail::record(f, "vjp", x0, xs...);
-  using T = tree::leaf_t<X0>;
+  using Sel = detail::all_argnums_t<1 + sizeof...(X)>;
+  auto [args, out] = detail::record<Sel>(f, "vjp", x0, xs...);
+  using T = detail::level_t<X0, X...>;
   // The cotangent may be of T's level or any level below it (lifted as a constant).
   auto pullback = [args = args, out = out](const auto& cotangent) {
     const T ct = lift<T>(cotangent);
     detail::require_matching_tangent(out.shape(), out.dtype(), ct.shape(), ct.dtype(), "vjp",
                                      "cotangent");
-    return detail::gradients<T>(args, out, ct);
+    return detail::gradients<T>(Sel{}, args, out, ct);
   };
   return std::pair{out.primal(), pullback};
+}
+
+/// (f(xs...), gradient(s)) in one pass, for f returning one element (ShapeError otherwise),
+/// with respect to the arguments `st::argnums<I...>` chooses (the others are constants):
+/// one gradient for one index, a tuple in the order given for several.
+/// Example: `auto [loss, gw] = st::value_and_grad(loss_fn, st::argnums<0>, w, x);`
+template <class F, int... I, class X0, class... X>
+auto value_and_grad(F f, Argnums<I...> sel, const X0& x0, const X&... xs) {
+  using Sel = Argnums<I...>;
+  using T = detail::level_t<X0, X...>;
+  if constexpr (!detail::check_argnums<Sel, 1 + sizeof...(X)>()) {
+    return detail::ill_formed<std::pair<T, T>>();
+  } else {
+    auto [args, out] = detail::record<Sel>(f, "grad", x0, xs...);
+    detail::require_single_element(out.shape(), "grad");
+    const T seed = constant_like(out.primal(), 1.0);
+    return std::pair{out.primal(), detail::gradients<T>(sel, args, out, seed)};
+  }
 }
 
 /// (f(xs...), gradient(s)) in one pass, for f returning one element (ShapeError otherwise).
 /// The gradients have the arguments' shapes, dtypes and tree structure.
 /// Example: `auto [loss, g] = st::value_and_grad(loss_fn, params);`
 template <class F, class X0, class... X>
-auto value_and_grad(F f, const X0& x0, const X&... xs) {
-  using T = tree::leaf_t<X0>;
-  auto [args, out] = detail::record(f, "grad", x0, xs...);
-  detail::require_single_element(out.shape(), "grad");
-  const T seed = constant_like(out.primal(), 1.0);
-  return std::pair{out.primal(), detail::gradients<T>(args, out, seed)};
+requires(!detail::ArgnumsChoice<X0>) auto value_and_grad(F f, const X0& x0, const X&... xs) {
+  return value_and_grad(std::move(f), detail::all_argnums<1 + sizeof...(X)>(), x0, xs...);
+}
+
+/// The gradient of f, which must return one element (ShapeError otherwise), with respect to
+/// the arguments `st::argnums<I...>` chooses (the others are passed as constants): one
+/// gradient for one index, a tuple in the order given for several.
+/// Example: `auto [gx, gz] = st::grad(f, st::argnums<0, 2>, x, y, z);`
+template <class F, int... I, class X0, class... X>
+auto grad(F f, Argnums<I...> sel, const X0& x0, const X&... xs) {
+  return value_and_grad(std::move(f), sel, x0, xs...).second;
 }
 
 /// The gradient of f, which must return one element (ShapeError otherwise), with respect to
@@ -146,7 +210,7 @@ auto value_and_grad(F f, const X0& x0, const X&... xs) {
 /// argument's tree structure, shape and dtype. Arguments must be float tensors (DTypeError)
 /// or trees of them. Example: `st::Tensor g = st::grad([](auto x) { return st::sum(x * x); }, x);`
 template <class F, class X0, class... X>
-auto grad(F f, const X0& x0, const X&... xs) {
+requires(!detail::ArgnumsChoice<X0>) auto grad(F f, const X0& x0, const X&... xs) {
   return value_and_grad(std::move(f), x0, xs...).second;
 }
 
@@ -170,103 +234,28 @@ auto jvp(F f, const X& x, const V& v) {
   return std::pair{out.primal(), std::move(tangent)};
 }
 
-namespace detail {
-inline Shape concat_shapes(const Shape& a, const Shape& b) {
-  Shape s = a;
-  for (int64_t d : b) s.push_back(d);
-  return s;
-}
-/// Every standard basis vector of a tensor of this shape, dtype and device, at once:
-/// [n, ...shape], as a constant of level T. (Not from a plain value: under st::vmap the
-/// tensor holds a batch of examples and has none.)
-template <Diffable T>
-T basis_batch(const Shape& shape, DType dtype, Device device) {
-  const int64_t n = checked_numel(shape, "basis");
-  const Tensor pos = arange(0, double(n), 1, i64, device);
-  const Tensor eye = cast(eq(reshape(pos, {n, 1}), reshape(pos, {1, n})), dtype);
-  return Prims<T>::constant(reshape(eye, concat_shapes({n}, shape)));
-}
-}  // namespace detail
-
-/// The Jacobian of f at the float tensor x by forward mode: shape f(x).shape() ++ x.shape(),
-/// J[i..., j...] = d f(x)[i...] / d x[j...]. Example: `st::jacfwd(f, x)`. One pass: f runs
-/// once on Forward<Batched<T>> values whose tangent holds every basis vector
-/// of x (ad/batched.hpp), so the primal is computed once and n jvps become
-/// batched ops.
-template <class F, Diffable T>
-T jacfwd(F f, const T& x) {
-  using B = Batched<T>;
-  detail::require_float_leaf(x.dtype(), "jacfwd");
-  const int64_t n = checked_numel(x.shape(), "jacfwd");
-  const uint64_t tag = Forward<B>::new_tag();
-  const Forward<B> in =
-      n > 0
-          ? Forward<B>(B(x), B(detail::basis_batch<T>(x.shape(), x.dtype(), x.device()), true), tag)
-          : Forward<B>(B(x));
-  const Forward<B> out =
-      detail::as_level<Forward<B>>(detail::call_function<Forward<B>>(f, in), "jacfwd");
-  if (out.tangent() && out.tag() != tag) detail::common_tag({tag, out.tag()});  // throws
-  const Shape shape = detail::concat_shapes(out.shape(), x.shape());
-  if (n == 0 || !out.tangent() || checked_numel(shape, "jacfwd") == 0) {
-    return Prims<T>::constant(zeros(shape, x.dtype(), x.device()));
-  }
-  // The tangent is [n, out...]; the Jacobian puts the input axis last.
-  Shape last;
-  for (int64_t i = 1; i <= out.ndim(); ++i) last.push_back(i);
-  last.push_back(0);
-  return Prims<T>::reshape(Prims<T>::permute(out.tangent()->as_batch(n), last), shape);
-}
-
-/// The Jacobian of f at the float tensor x by reverse mode: shape f(x).shape() ++ x.shape(),
-/// the same values as jacfwd (cheaper when the output is smaller than the input).
-/// Example: `st::jacrev(f, x)`. One backward
-/// pass: f is recorded once on Reverse<Batched<T>> values, and the cotangent
-/// that the tape pulls back holds every basis vector of the output at once.
-template <class F, Diffable T>
-T jacrev(F f, const T& x) {
-  using B = Batched<T>;
-  auto [y, pullback] = vjp(std::move(f), B(x));
-  const int64_t m = checked_numel(y.shape(), "jacrev");
-  const Shape shape = detail::concat_shapes(y.shape(), x.shape());
-  if (m == 0 || x.numel() == 0) return Prims<T>::constant(zeros(shape, x.dtype(), x.device()));
-  // The gradient is [m, in...]: already out ++ in once reshaped.
-  const B g = pullback(B(detail::basis_batch<T>(y.shape(), y.dtype(), y.device()), true));
-  return Prims<T>::reshape(g.as_batch(m), shape);
-}
-
 /// The gradient as a function: st::grad(f)(x) is st::grad(f, x), and it composes:
 /// `st::grad(st::grad(f))(x)` is the second derivative of a scalar function.
 template <class F>
 auto grad(F f) {
   return [f](const auto&... xs) { return grad(f, xs...); };
 }
+/// The gradient with respect to the chosen arguments as a function:
+/// `st::grad(f, st::argnums<1>)(x, y)` is `st::grad(f, st::argnums<1>, x, y)`.
+template <class F, int... I>
+auto grad(F f, Argnums<I...>) {
+  return [f](const auto&... xs) { return grad(f, Argnums<I...>{}, xs...); };
+}
 /// value_and_grad as a function: st::value_and_grad(f)(x) is st::value_and_grad(f, x).
 template <class F>
 auto value_and_grad(F f) {
   return [f](const auto&... xs) { return value_and_grad(f, xs...); };
 }
-/// jacfwd as a function: `st::jacfwd(st::jacrev(f))(x)` is the Hessian.
-template <class F>
-auto jacfwd(F f) {
-  return [f](const auto& x) { return jacfwd(f, x); };
-}
-/// jacrev as a function: `st::jacrev(st::jacrev(f))(x)` is the Hessian too.
-template <class F>
-auto jacrev(F f) {
-  return [f](const auto& x) { return jacrev(f, x); };
-}
-
-/// The Hessian of f, which returns one element, at the float tensor x: shape x.shape() ++
-/// x.shape(), computed as jacfwd(jacrev(f)). Example: `st::hessian(f, x)` for x of shape [n]
-/// gives [n, n].
-template <class F, Diffable T>
-T hessian(F f, const T& x) {
-  return jacfwd(jacrev(std::move(f)), x);
-}
-/// hessian as a function: `st::hessian(f)(x)`.
-template <class F>
-auto hessian(F f) {
-  return [f](const auto& x) { return hessian(f, x); };
+/// value_and_grad with respect to the chosen arguments as a function:
+/// `st::value_and_grad(f, st::argnums<0>)(w, x)`.
+template <class F, int... I>
+auto value_and_grad(F f, Argnums<I...>) {
+  return [f](const auto&... xs) { return value_and_grad(f, Argnums<I...>{}, xs...); };
 }
 
 }  // namespace strata

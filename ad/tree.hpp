@@ -42,7 +42,8 @@ struct leaf<std::tuple<X, Xs...>> : leaf<X> {
 template <class X>
 using leaf_t = typename leaf<std::remove_cvref_t<X>>::type;
 
-/// The same tree with every leaf replaced by fn(leaf) (maps keep their keys).
+/// The same tree with every leaf replaced by fn(leaf) (maps keep their keys). A value that is
+/// neither a tensor nor a container is passed to fn as it is.
 /// Example: `st::tree::map([](const st::Tensor& t) { return t * 2.0; }, params)`.
 template <class Fn, class X>
 auto map(Fn&& fn, const X& x) {
@@ -61,11 +62,16 @@ auto map(Fn&& fn, const X& x) {
       return std::array<E, sizeof...(I)>{map(fn, x[I])...};
     }
     (std::make_index_sequence<std::tuple_size<X>::value>{});
-  } else {
+  } else if constexpr (requires {
+                         x.size();
+                         x[0];
+                       }) {
     std::vector<decltype(map(fn, x[0]))> out;
     out.reserve(x.size());
     for (const auto& e : x) out.push_back(map(fn, e));
     return out;
+  } else {
+    return fn(x);  // not a tree: fn decides (a transform reports a result that is no tensor)
   }
 }
 

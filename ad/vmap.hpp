@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-#include "ad/transforms.hpp"
+#include "ad/jacobian.hpp"
 
 namespace strata {
 
@@ -88,15 +88,6 @@ int64_t vmap_batch_size(const std::vector<VmapSize>& sizes);
 /// A batched output whose out_axes is st::none (ValueError).
 [[noreturn]] void vmap_unmapped_output(const std::string& where);
 
-/// The highest level among the leaf types Ls (all must nest: a compile error otherwise).
-template <class L, class... Ls>
-struct highest_level {
-  using type = L;  ///< the level
-};
-/// The highest level of A, B and the rest.
-template <class A, class B, class... Ls>
-struct highest_level<A, B, Ls...> : highest_level<common_level_t<A, B>, Ls...> {};
-
 /// Like tree::map over the tree x, with the spec (a prefix of x's structure) alongside:
 /// fn(leaf, axis, where) at each leaf, `where` naming the leaf in messages.
 template <class Fn, class X>
@@ -159,7 +150,7 @@ Shape move_axis(int64_t n, int64_t from, int64_t to);
 template <class F, class... X>
 auto vmap_call(const F& f, const AxisSpec& in_axes, const AxisSpec& out_axes, const X&... xs) {
   static_assert(sizeof...(X) > 0, "st::vmap: the function needs at least one argument");
-  using T = typename highest_level<tree::leaf_t<X>...>::type;
+  using T = level_t<X...>;
   using B = Batched<T>;
   constexpr std::size_t nargs = sizeof...(X);
   if (in_axes.is_list() && in_axes.items().size() != nargs) {

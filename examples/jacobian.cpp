@@ -5,6 +5,8 @@
 // one backward pass). They agree to rounding, and both agree with central
 // finite differences. The layer is the same
 // st::nn::MLP used for training: applied to dual values, it just works.
+// Then the Jacobian with respect to the weights, a map of tensors, chosen
+// with st::argnums<0> among f(params, x)'s two arguments.
 //   jacobian [--small]
 #include <algorithm>
 #include <cmath>
@@ -45,7 +47,21 @@ int main(int, char**) {
   const double numeric = st::max(st::abs(Jf - st::from_vector(fd, {3, 4}))).item<double>();
   std::cout << "max |jacfwd - jacrev|            = " << modes << "\n"
             << "max |jacfwd - finite difference| = " << numeric << "\n";
-  const bool ok = Jf.shape() == st::Shape{3, 4} && modes < 1e-12 && numeric < 1e-8;
+
+  // With respect to the weights: f(params, x) as a function of two arguments, and
+  // st::argnums<0> picks the first, a tree (a map of tensors). The result is the same map,
+  // each entry the Jacobian of the output with respect to that weight: [3] ++ its shape.
+  auto g = [&](const auto& p, const auto& v) { return net(p, v); };
+  const nn::Params Jp = st::jacrev(g, st::argnums<0>, params, x);
+  const nn::Params Jpf = st::jacfwd(g, st::argnums<0>, params, x);
+  double weights = 0;
+  for (const auto& [name, J] : Jp) {
+    std::cout << "d f / d " << name << ": shape " << J.shape() << "\n";
+    weights = std::max(weights, st::max(st::abs(J - Jpf.at(name))).item<double>());
+  }
+  std::cout << "max |jacfwd - jacrev| over the weights = " << weights << "\n";
+  const bool ok = Jf.shape() == st::Shape{3, 4} && modes < 1e-12 && numeric < 1e-8 &&
+                  Jp.size() == params.size() && weights < 1e-12;
   std::cout << (ok ? "the two modes agree" : "MISMATCH") << "\n";
   return ok ? 0 : 1;
 }
