@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "diff/tensor.hpp"
 
+#include <array>
 #include <ostream>
+#include <span>
+#include <sstream>
 
 #include "core/error.hpp"
+#include "diff/debug_nans.hpp"
 
 namespace strata {
 namespace {
@@ -93,22 +97,80 @@ Tensor& Tensor::fill_(double value) {
 }
 
 // --- Prims<Tensor>: the raw primitives on the plain value ---------------------
+//
+// Every primitive that computes values ends in `checked(op, out, inputs...)`: with
+// st::debug_nans off in every thread that is one relaxed load and a predictable branch;
+// on, it reports a NaN that the primitive made (diff/debug_nans.hpp). Views skip it.
+
+namespace {
+
+/// Does x (a float tensor) hold a NaN? x != x, reduced with max over every axis.
+bool has_nan(const RawTensor& x) {
+  if (!is_floating(x.dtype()) || x.numel() == 0) return false;
+  Shape axes(static_cast<std::size_t>(x.ndim()));
+  for (int64_t i = 0; i < x.ndim(); ++i) axes[std::size_t(i)] = i;
+  const RawTensor any = raw::reduce(ReduceOp::max, raw::binary(BinaryOp::ne, x, x), axes);
+  uint8_t found = 0;
+  raw::to_host(any, &found);
+  return found != 0;
+}
+
+/// "f32[3, 4]".
+void describe(std::ostream& os, const RawTensor& x) { os << x.dtype() << x.shape(); }
+
+/// The slow path of checked(): throws when `out` holds a NaN and no input does.
+void check_new_nan(std::string_view op, const RawTensor& out,
+                   std::span<const Tensor* const> inputs) {
+  if (!debug_nans_enabled() || !has_nan(out)) return;
+  for (const Tensor* x : inputs) {
+    if (has_nan(x->raw())) return;
+  }
+  std::ostringstream what;
+  what << (inputs.size() == 1 ? "input " : "inputs ");
+  const char* sep = "";
+  for (const Tensor* x : inputs) {
+    what << sep;
+    describe(what, x->raw());
+    sep = ", ";
+  }
+  what << "; output ";
+  describe(what, out);
+  detail::fail<ValueError>("debug_nans", op, " produced NaN in the ",
+                           detail::in_backward_pass ? "backward" : "forward",
+                           " pass from inputs without NaN (", what.str(), ")");
+}
+
+/// `out`, after the st::debug_nans check of op on `inputs` (a branch when it is off).
+/// check_new_nan looks at the calling thread's own switch first.
+template <class... Inputs>
+Tensor checked(std::string_view op, RawTensor out, const Inputs&... inputs) {
+  if (detail::debug_nans_users.load(std::memory_order_relaxed) != 0) [[unlikely]] {
+    const std::array<const Tensor*, sizeof...(Inputs)> ins{&inputs...};
+    check_new_nan(op, out, ins);
+  }
+  return Tensor(std::move(out));
+}
+
+}  // namespace
 
 Tensor Prims<Tensor>::unary(UnaryOp op, const Tensor& x) {
-  return Tensor(raw::unary(op, defined_raw(x, op_name(op))));
+  return checked(op_name(op), raw::unary(op, defined_raw(x, op_name(op))), x);
 }
 Tensor Prims<Tensor>::binary(BinaryOp op, const Tensor& a, const Tensor& b) {
-  return Tensor(raw::binary(op, defined_raw(a, op_name(op)), defined_raw(b, op_name(op))));
+  return checked(op_name(op),
+                 raw::binary(op, defined_raw(a, op_name(op)), defined_raw(b, op_name(op))), a, b);
 }
 Tensor Prims<Tensor>::where(const Tensor& cond, const Tensor& a, const Tensor& b) {
-  return Tensor(
-      raw::where(defined_raw(cond, "where"), defined_raw(a, "where"), defined_raw(b, "where")));
+  return checked(
+      "where",
+      raw::where(defined_raw(cond, "where"), defined_raw(a, "where"), defined_raw(b, "where")),
+      cond, a, b);
 }
 Tensor Prims<Tensor>::sum(const Tensor& x, const Shape& axes, bool keepdims) {
-  return Tensor(raw::reduce(ReduceOp::sum, defined_raw(x, "sum"), axes, keepdims));
+  return checked("sum", raw::reduce(ReduceOp::sum, defined_raw(x, "sum"), axes, keepdims), x);
 }
 Tensor Prims<Tensor>::max(const Tensor& x, const Shape& axes, bool keepdims) {
-  return Tensor(raw::reduce(ReduceOp::max, defined_raw(x, "max"), axes, keepdims));
+  return checked("max", raw::reduce(ReduceOp::max, defined_raw(x, "max"), axes, keepdims), x);
 }
 Tensor Prims<Tensor>::permute(const Tensor& x, const Shape& dims) {
   return Tensor(defined_raw(x, "permute").permute(dims));
@@ -124,28 +186,38 @@ Tensor Prims<Tensor>::slice(const Tensor& x, int64_t axis, std::optional<int64_t
   return Tensor(defined_raw(x, "slice").slice(axis, start, stop, step));
 }
 Tensor Prims<Tensor>::pad(const Tensor& x, const Pads& pads) {
-  return Tensor(raw::pad(defined_raw(x, "pad"), pads, 0.0));
+  return checked("pad", raw::pad(defined_raw(x, "pad"), pads, 0.0), x);
 }
 Tensor Prims<Tensor>::concat(const std::vector<Tensor>& xs, int64_t axis) {
   std::vector<RawTensor> rs;
   rs.reserve(xs.size());
   for (const Tensor& x : xs) rs.push_back(defined_raw(x, "concat"));
-  return Tensor(raw::concat(rs, axis));
+  RawTensor out = raw::concat(rs, axis);
+  if (detail::debug_nans_users.load(std::memory_order_relaxed) != 0) [[unlikely]] {
+    std::vector<const Tensor*> ins;
+    for (const Tensor& x : xs) ins.push_back(&x);
+    check_new_nan("concat", out, ins);
+  }
+  return Tensor(std::move(out));
 }
 Tensor Prims<Tensor>::cast(const Tensor& x, DType dtype) {
-  return Tensor(raw::cast(defined_raw(x, "cast"), dtype));
+  return checked("cast", raw::cast(defined_raw(x, "cast"), dtype), x);
 }
 Tensor Prims<Tensor>::matmul(const Tensor& a, const Tensor& b) {
-  return Tensor(raw::matmul(defined_raw(a, "matmul"), defined_raw(b, "matmul")));
+  return checked("matmul", raw::matmul(defined_raw(a, "matmul"), defined_raw(b, "matmul")), a, b);
 }
 Tensor Prims<Tensor>::index_select(const Tensor& x, int64_t axis, const Tensor& idx) {
-  return Tensor(
-      raw::index_select(defined_raw(x, "index_select"), axis, defined_raw(idx, "index_select")));
+  return checked(
+      "index_select",
+      raw::index_select(defined_raw(x, "index_select"), axis, defined_raw(idx, "index_select")), x,
+      idx);
 }
 Tensor Prims<Tensor>::index_add(const Tensor& x, int64_t axis, const Tensor& idx,
                                 const Tensor& src) {
-  return Tensor(raw::index_add(defined_raw(x, "index_add"), axis, defined_raw(idx, "index_add"),
-                               defined_raw(src, "index_add")));
+  return checked("index_add",
+                 raw::index_add(defined_raw(x, "index_add"), axis, defined_raw(idx, "index_add"),
+                                defined_raw(src, "index_add")),
+                 x, idx, src);
 }
 
 template <Element T>
