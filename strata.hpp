@@ -17,6 +17,7 @@ namespace strata {}
 #include "core/layout.hpp"
 #include "core/parallel.hpp"
 #include "core/shape.hpp"
+#include "diff/debug_nans.hpp"
 #include "diff/index.hpp"
 #include "diff/ops.hpp"
 #include "diff/tensor.hpp"

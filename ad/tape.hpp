@@ -15,6 +15,7 @@
 #include <optional>
 #include <vector>
 
+#include "diff/debug_nans.hpp"
 #include "diff/ops.hpp"
 
 namespace strata {
@@ -77,6 +78,7 @@ class Tape {
   /// node, whose cotangent is dropped as soon as its pullbacks have run.
   /// Throws ValueError when a saved value was modified in place since it was recorded.
   std::vector<std::optional<T>> backward(int64_t out, const T& seed) const {
+    const detail::BackwardPassScope backward_pass;  // st::debug_nans names this pass
     std::vector<std::optional<T>> ct(std::size_t(out) + 1);
     ct[std::size_t(out)] = seed;
     for (int64_t i = out; i >= 0; --i) {

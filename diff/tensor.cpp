@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "diff/tensor.hpp"
 
+#include <array>
 #include <ostream>
+#include <span>
+#include <sstream>
 
 #include "core/error.hpp"
+#include "diff/debug_nans.hpp"
 
 namespace strata {
 namespace {
@@ -93,22 +97,114 @@ Tensor& Tensor::fill_(double value) {
 }
 
 // --- Prims<Tensor>: the raw primitives on the plain value ---------------------
+//
+// Every primitive that computes values first tests maybe_debug_nans(): with st::debug_nans
+// off in every thread that is one relaxed load and a predictable branch, and the primitive
+// runs as it would without the feature; otherwise compute_checked() runs it and reports a
+// NaN that it made (diff/debug_nans.hpp). Views skip the test.
+
+namespace {
+
+/// Does x (a float tensor) hold a NaN? x != x, reduced with max over every axis.
+bool has_nan(const RawTensor& x) {
+  if (!is_floating(x.dtype()) || x.numel() == 0) return false;
+  Shape axes(static_cast<std::size_t>(x.ndim()));
+  for (int64_t i = 0; i < x.ndim(); ++i) axes[std::size_t(i)] = i;
+  const RawTensor any = raw::reduce(ReduceOp::max, raw::binary(BinaryOp::ne, x, x), axes);
+  uint8_t found = 0;
+  raw::to_host(any, &found);
+  return found != 0;
+}
+
+/// "f32[3, 4]".
+void describe(std::ostream& os, const RawTensor& x) { os << x.dtype() << x.shape(); }
+
+/// The check of compute_checked(): throws when `out` holds a NaN and no input does.
+void check_new_nan(std::string_view op, const RawTensor& out,
+                   std::span<const Tensor* const> inputs) {
+  if (!debug_nans_enabled() || !has_nan(out)) return;
+  for (const Tensor* x : inputs) {
+    if (has_nan(x->raw())) return;
+  }
+  std::ostringstream what;
+  what << (inputs.size() == 1 ? "input " : "inputs ");
+  const char* sep = "";
+  for (const Tensor* x : inputs) {
+    what << sep;
+    describe(what, x->raw());
+    sep = ", ";
+  }
+  what << "; output ";
+  describe(what, out);
+  detail::fail<ValueError>("debug_nans", op, " produced NaN in the ",
+                           detail::in_backward_pass ? "backward" : "forward",
+                           " pass from inputs without NaN (", what.str(), ")");
+}
+
+/// An op's name for the message: a table row's (UnaryOp, BinaryOp) or the name given.
+std::string_view name_of(UnaryOp op) { return op_name(op); }
+std::string_view name_of(BinaryOp op) { return op_name(op); }
+std::string_view name_of(std::string_view op) { return op; }
+
+/// Is st::debug_nans perhaps on in this thread? False (one relaxed load) when no thread can
+/// have it on; check_new_nan then looks at the calling thread's own switch.
+bool maybe_debug_nans() { return detail::debug_nans_users.load(std::memory_order_relaxed) != 0; }
+
+/// The slow path of a primitive under st::debug_nans: compute() (the primitive), then the
+/// check of op's result on `inputs`. Kept out of line so the fast path stays the primitive.
+template <class Op, class Compute, class... Inputs>
+[[gnu::noinline]] Tensor compute_checked(Op op, const Compute& compute, const Inputs&... inputs) {
+  Tensor y = compute();
+  const std::array<const Tensor*, sizeof...(Inputs)> ins{&inputs...};
+  check_new_nan(name_of(op), y.raw(), ins);
+  return y;
+}
+
+}  // namespace
 
 Tensor Prims<Tensor>::unary(UnaryOp op, const Tensor& x) {
-  return Tensor(raw::unary(op, defined_raw(x, op_name(op))));
+  const auto compute = [&] { return Tensor(raw::unary(op, defined_raw(x, op_name(op)))); };
+  if (maybe_debug_nans()) [[unlikely]] {
+    return compute_checked(op, compute, x);
+  }
+  return compute();
 }
 Tensor Prims<Tensor>::binary(BinaryOp op, const Tensor& a, const Tensor& b) {
-  return Tensor(raw::binary(op, defined_raw(a, op_name(op)), defined_raw(b, op_name(op))));
+  const auto compute = [&] {
+    return Tensor(raw::binary(op, defined_raw(a, op_name(op)), defined_raw(b, op_name(op))));
+  };
+  if (maybe_debug_nans()) [[unlikely]] {
+    return compute_checked(op, compute, a, b);
+  }
+  return compute();
 }
 Tensor Prims<Tensor>::where(const Tensor& cond, const Tensor& a, const Tensor& b) {
-  return Tensor(
-      raw::where(defined_raw(cond, "where"), defined_raw(a, "where"), defined_raw(b, "where")));
+  const auto compute = [&] {
+    return Tensor(
+        raw::where(defined_raw(cond, "where"), defined_raw(a, "where"), defined_raw(b, "where")));
+  };
+  if (maybe_debug_nans()) [[unlikely]] {
+    return compute_checked("where", compute, cond, a, b);
+  }
+  return compute();
 }
 Tensor Prims<Tensor>::sum(const Tensor& x, const Shape& axes, bool keepdims) {
-  return Tensor(raw::reduce(ReduceOp::sum, defined_raw(x, "sum"), axes, keepdims));
+  const auto compute = [&] {
+    return Tensor(raw::reduce(ReduceOp::sum, defined_raw(x, "sum"), axes, keepdims));
+  };
+  if (maybe_debug_nans()) [[unlikely]] {
+    return compute_checked("sum", compute, x);
+  }
+  return compute();
 }
 Tensor Prims<Tensor>::max(const Tensor& x, const Shape& axes, bool keepdims) {
-  return Tensor(raw::reduce(ReduceOp::max, defined_raw(x, "max"), axes, keepdims));
+  const auto compute = [&] {
+    return Tensor(raw::reduce(ReduceOp::max, defined_raw(x, "max"), axes, keepdims));
+  };
+  if (maybe_debug_nans()) [[unlikely]] {
+    return compute_checked("max", compute, x);
+  }
+  return compute();
 }
 Tensor Prims<Tensor>::permute(const Tensor& x, const Shape& dims) {
   return Tensor(defined_raw(x, "permute").permute(dims));
@@ -124,28 +220,60 @@ Tensor Prims<Tensor>::slice(const Tensor& x, int64_t axis, std::optional<int64_t
   return Tensor(defined_raw(x, "slice").slice(axis, start, stop, step));
 }
 Tensor Prims<Tensor>::pad(const Tensor& x, const Pads& pads) {
-  return Tensor(raw::pad(defined_raw(x, "pad"), pads, 0.0));
+  const auto compute = [&] { return Tensor(raw::pad(defined_raw(x, "pad"), pads, 0.0)); };
+  if (maybe_debug_nans()) [[unlikely]] {
+    return compute_checked("pad", compute, x);
+  }
+  return compute();
 }
 Tensor Prims<Tensor>::concat(const std::vector<Tensor>& xs, int64_t axis) {
   std::vector<RawTensor> rs;
   rs.reserve(xs.size());
   for (const Tensor& x : xs) rs.push_back(defined_raw(x, "concat"));
-  return Tensor(raw::concat(rs, axis));
+  Tensor y(raw::concat(rs, axis));
+  if (maybe_debug_nans()) [[unlikely]] {
+    std::vector<const Tensor*> ins;
+    for (const Tensor& x : xs) ins.push_back(&x);
+    check_new_nan("concat", y.raw(), ins);
+  }
+  return y;
 }
 Tensor Prims<Tensor>::cast(const Tensor& x, DType dtype) {
-  return Tensor(raw::cast(defined_raw(x, "cast"), dtype));
+  const auto compute = [&] { return Tensor(raw::cast(defined_raw(x, "cast"), dtype)); };
+  if (maybe_debug_nans()) [[unlikely]] {
+    return compute_checked("cast", compute, x);
+  }
+  return compute();
 }
 Tensor Prims<Tensor>::matmul(const Tensor& a, const Tensor& b) {
-  return Tensor(raw::matmul(defined_raw(a, "matmul"), defined_raw(b, "matmul")));
+  const auto compute = [&] {
+    return Tensor(raw::matmul(defined_raw(a, "matmul"), defined_raw(b, "matmul")));
+  };
+  if (maybe_debug_nans()) [[unlikely]] {
+    return compute_checked("matmul", compute, a, b);
+  }
+  return compute();
 }
 Tensor Prims<Tensor>::index_select(const Tensor& x, int64_t axis, const Tensor& idx) {
-  return Tensor(
-      raw::index_select(defined_raw(x, "index_select"), axis, defined_raw(idx, "index_select")));
+  const auto compute = [&] {
+    return Tensor(
+        raw::index_select(defined_raw(x, "index_select"), axis, defined_raw(idx, "index_select")));
+  };
+  if (maybe_debug_nans()) [[unlikely]] {
+    return compute_checked("index_select", compute, x, idx);
+  }
+  return compute();
 }
 Tensor Prims<Tensor>::index_add(const Tensor& x, int64_t axis, const Tensor& idx,
                                 const Tensor& src) {
-  return Tensor(raw::index_add(defined_raw(x, "index_add"), axis, defined_raw(idx, "index_add"),
-                               defined_raw(src, "index_add")));
+  const auto compute = [&] {
+    return Tensor(raw::index_add(defined_raw(x, "index_add"), axis, defined_raw(idx, "index_add"),
+                                 defined_raw(src, "index_add")));
+  };
+  if (maybe_debug_nans()) [[unlikely]] {
+    return compute_checked("index_add", compute, x, idx, src);
+  }
+  return compute();
 }
 
 template <Element T>
