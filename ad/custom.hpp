@@ -261,9 +261,15 @@ struct CheckpointRule {
   auto record(const Primal& primal, const Ps&... ps) const {
     T y = primal();
     std::vector<Tensor> saved{stored(ps)...};
-    auto pullback = [f = f, primals = std::make_tuple(ps...)](const T& ct) {
-      auto pb = std::apply([&](const auto&... p) { return vjp(f, p...).second; }, primals);
-      return values_of<T>(pb(ct), "checkpoint");
+    auto pullback = [f = f, name = name, primals = std::make_tuple(ps...)](const T& ct) {
+      using Sel = all_argnums_t<sizeof...(Ps)>;
+      auto [args, out] = std::apply(
+          [&](const auto&... p) { return strata::detail::record<Sel>(f, name, p...); }, primals);
+      // Only the tape and the node are needed from here: dropping the recomputed value
+      // keeps one activation less alive during the backward pass.
+      const Reverse<T> node(T{}, out.tape(), out.id());
+      out = Reverse<T>();
+      return values_of<T>(gradients<T>(Sel{}, args, node, ct), "checkpoint");
     };
     return std::make_tuple(std::move(y), typename Tape<T>::JointPullback(std::move(pullback)),
                            std::move(saved));

@@ -143,9 +143,9 @@ struct Prims<Forward<T>> {
   static F apply(const Rule& r, const Xs&... xs) {
     const uint64_t tag = detail::common_tag({xs.tag()...});
     T y = r(xs.primal()...);
-    if (!(xs.tangent() || ...) || !rules::differentiable(r, xs.primal()...)) return F(y);
+    if (!(xs.tangent() || ...) || !rules::differentiable(r, xs.primal()...)) return F(std::move(y));
     if constexpr (Rule::linear) {
-      return F(y, r(tangent_or_zeros(xs)...), tag);
+      return F(std::move(y), r(tangent_or_zeros(xs)...), tag);
     } else {
       std::optional<T> t;
       int which = 0;
@@ -157,7 +157,7 @@ struct Prims<Forward<T>> {
         ++which;
       };
       (term(xs), ...);
-      return F(y, t, tag);
+      return F(std::move(y), std::move(t), tag);
     }
   }
   /// apply() for a rule whose operands come as one list (concat), linear.
@@ -172,9 +172,9 @@ struct Prims<Forward<T>> {
       any = any || x.tangent();
     }
     T y = r(ys);
-    if (!any) return F(y);
+    if (!any) return F(std::move(y));
     for (const F& x : xs) ts.push_back(tangent_or_zeros(x));
-    return F(y, r(ts), tag);
+    return F(std::move(y), r(ts), tag);
   }
   /// x's tangent, or zeros for a constant.
   static T tangent_or_zeros(const F& x) {

@@ -139,7 +139,7 @@ struct Prims<Reverse<T>> {
   static R apply(const Rule& r, const Xs&... xs) {
     auto tape = common_tape({&xs...}, r.name());
     T y = r(xs.primal()...);
-    if (!tape || !rules::differentiable(r, xs.primal()...)) return R(y);
+    if (!tape || !rules::differentiable(r, xs.primal()...)) return R(std::move(y));
     std::vector<Edge> edges;
     std::vector<Tensor> saved;
     int which = 0;
@@ -148,7 +148,7 @@ struct Prims<Reverse<T>> {
       ++which;
     };
     (edge(xs), ...);
-    return record(y, std::move(edges), saved, tape);
+    return record(std::move(y), std::move(edges), saved, tape);
   }
   /// apply() for a rule whose operands come as one list (concat).
   template <class Rule>
@@ -158,24 +158,24 @@ struct Prims<Reverse<T>> {
     for (const R& x : xs) ptrs.push_back(&x), ys.push_back(x.primal());
     auto tape = common_tape(ptrs, r.name());
     T y = r(ys);
-    if (!tape) return R(y);
+    if (!tape) return R(std::move(y));
     std::vector<rules::Pullback<T>> pbs = r.pullbacks(ys, y);
     std::vector<Edge> edges;
     std::vector<Tensor> saved;
     for (std::size_t i = 0; i < xs.size(); ++i) {
       if (!xs[i].is_constant()) add_edge(edges, saved, xs[i], std::move(pbs[i]));
     }
-    return record(y, std::move(edges), saved, tape);
+    return record(std::move(y), std::move(edges), saved, tape);
   }
   static void add_edge(std::vector<Edge>& edges, std::vector<Tensor>& saved, const R& x,
                        rules::Pullback<T> pb) {
     edges.push_back({x.id(), std::move(pb.fn)});
     for (Tensor& t : pb.saved) saved.push_back(std::move(t));
   }
-  static R record(const T& y, std::vector<Edge> edges, const std::vector<Tensor>& saved,
+  static R record(T y, std::vector<Edge> edges, const std::vector<Tensor>& saved,
                   const std::shared_ptr<Tape<T>>& tape) {
     const int64_t id = tape->add(std::move(edges), saved);
-    return R(y, tape, id);
+    return R(std::move(y), tape, id);
   }
   /// The tape shared by the non-constant operands (null when all are constants).
   static std::shared_ptr<Tape<T>> common_tape(std::initializer_list<const R*> xs,

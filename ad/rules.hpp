@@ -26,9 +26,9 @@
 ///
 /// Concat takes its operands as one list (r(xs), r.pullbacks(xs, y) and
 /// r.batch(vs) on vectors). rules::Select is where with a condition of level T
-/// (batched under st::vmap) instead of a plain tensor. Rules are written in Diffable ops on T, so they
-/// are differentiable too: that is what makes Forward<Reverse<T>>,
-/// Reverse<Reverse<T>>, ... work, to any order.
+/// (batched under st::vmap) instead of a plain tensor. Rules are written in Diffable ops on T, so
+/// they are differentiable too: that is what makes Forward<Reverse<T>>, Reverse<Reverse<T>>, ...
+/// work, to any order.
 #include "ad/rules/elementwise.hpp"
 #include "ad/rules/index.hpp"
 #include "ad/rules/matmul.hpp"

@@ -2,6 +2,7 @@
 // Autodiff workloads: transforms timed whole, forward and backward together.
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -10,9 +11,27 @@
 namespace bench {
 namespace {
 
+// Layers [from, to) of tanh(h W_l), checkpointed recursively in quarters down to at most
+// four plain layers (64 layers: three levels of checkpoints).
+struct NestedLayers {
+  const std::vector<st::Tensor>* ws;
+  int64_t from, to;
+  template <class H>
+  H operator()(const H& h0) const {
+    H h = h0;
+    if (to - from <= 4) {
+      for (int64_t l = from; l < to; ++l) h = st::tanh(st::matmul(h, (*ws)[std::size_t(l)]));
+      return h;
+    }
+    const int64_t step = (to - from) / 4;
+    for (int64_t b = from; b < to; b += step) h = st::checkpoint(NestedLayers{ws, b, b + step})(h);
+    return h;
+  }
+};
+
 // The gradient of sum(tanh(... tanh(x W0) ... W63)), x [256, 512], with respect to x (the
 // weights are constants: a checkpointed function takes the values it differentiates as
-// arguments), with blocks of `block` layers checkpointed (0: none).
+// arguments), with blocks of `block` layers checkpointed (0: none; -1: nested quarters).
 Body checkpointed_mlp_grad(int64_t block) {
   constexpr int64_t kLayers = 64, kWidth = 512, kBatch = 256;
   std::vector<st::Tensor> ws;
@@ -27,8 +46,10 @@ Body checkpointed_mlp_grad(int64_t block) {
       return h;
     };
   };
-  auto loss = [block, layers](const auto& h0) {
+  auto shared = std::make_shared<std::vector<st::Tensor>>(ws);
+  auto loss = [block, layers, shared](const auto& h0) {
     if (block == 0) return st::sum(layers(0, kLayers)(h0));
+    if (block < 0) return st::sum(NestedLayers{shared.get(), 0, kLayers}(h0));
     auto h = h0;
     for (int64_t b = 0; b < kLayers; b += block) h = st::checkpoint(layers(b, b + block))(h);
     return st::sum(h);
@@ -107,14 +128,16 @@ const Register kAd(20, [](std::vector<Workload>& w) {
   // peer is the plain gradient. Measures: the peak MiB in use beyond the inputs and
   // weights, for the checkpointed gradient, the plain one, and one with every layer
   // checkpointed (the tape keeps the same activations then: each layer's input is the
-  // previous tanh's output, which the plain tape keeps anyway).
+  // previous tanh's output, which the plain tape keeps anyway), and one with the layers
+  // checkpointed in nested quarters (4 x 4 x 4: three levels, each recomputed once more).
   Workload ckpt{"checkpoint_tanh_mlp_64x512_b256", [] { return checkpointed_mlp_grad(8); }};
   ckpt.flops = 64 * 2.0 * 256 * 512 * 512 * 3;  // forward, recompute, the backward GEMM
   ckpt.peers.push_back({"plain_grad", [] { return checkpointed_mlp_grad(0); }});
-  for (const int64_t block : {8, 0, 1}) {
+  for (const int64_t block : {8, 0, 1, -1}) {
     const std::string name = block == 8   ? "peak_mib"
                              : block == 0 ? "plain_peak_mib"
-                                          : "per_layer_peak_mib";
+                             : block == 1 ? "per_layer_peak_mib"
+                                          : "nested_peak_mib";
     ckpt.measures.push_back({name, [block] {
                                const Body run = checkpointed_mlp_grad(block);
                                st::CachingAllocator& a = st::cpu_allocator();

@@ -28,20 +28,24 @@ T filled(double v, const Shape& shape, DType dtype, Device device) {
   return Prims<T>::constant(Tensor(raw::full({}, v, dtype, device).expand(shape)));
 }
 
+// x itself (moved, not copied) when it already has the shape / dtype.
 template <Diffable T>
-T broadcast_to(const T& x, const Shape& shape) {
-  return x.shape() == shape ? x : Prims<T>::expand(x, shape);
+T broadcast_to(T x, const Shape& shape) {
+  if (x.shape() == shape) return x;
+  return Prims<T>::expand(x, shape);
 }
 
 template <Diffable T>
-T as_dtype(const T& x, DType dtype) {
-  return x.dtype() == dtype ? x : Prims<T>::cast(x, dtype);
+T as_dtype(T x, DType dtype) {
+  if (x.dtype() == dtype) return x;
+  return Prims<T>::cast(x, dtype);
 }
 
 /// Integers and bools become f32 before float math (as in PyTorch).
 template <Diffable T>
-T float_input(const T& x) {
-  return is_floating(x.dtype()) ? x : Prims<T>::cast(x, DType::f32);
+T float_input(T x) {
+  if (is_floating(x.dtype())) return x;
+  return Prims<T>::cast(x, DType::f32);
 }
 
 template <class S>
@@ -66,18 +70,21 @@ requires Operands<A, B>
 auto operands(const A& a, const B& b, std::string_view op) {
   using R = common_level_t<A, B>;
   if constexpr (Scalar<A>) {
-    const R y = lift<R>(b);
+    R y = lift<R>(b);
     const DType t = scalar_dtype<A>(y.dtype());
-    return std::pair<R, R>{filled<R>(double(a), y.shape(), t, y.device()), as_dtype(y, t)};
+    R c = filled<R>(double(a), y.shape(), t, y.device());
+    return std::pair<R, R>{std::move(c), as_dtype(std::move(y), t)};
   } else if constexpr (Scalar<B>) {
-    const R x = lift<R>(a);
+    R x = lift<R>(a);
     const DType t = scalar_dtype<B>(x.dtype());
-    return std::pair<R, R>{as_dtype(x, t), filled<R>(double(b), x.shape(), t, x.device())};
+    R c = filled<R>(double(b), x.shape(), t, x.device());
+    return std::pair<R, R>{as_dtype(std::move(x), t), std::move(c)};
   } else {
-    const R x = lift<R>(a), y = lift<R>(b);
+    R x = lift<R>(a), y = lift<R>(b);
     const DType t = promote_types(x.dtype(), y.dtype());
     const Shape s = broadcast_shapes(x.shape(), y.shape(), op);
-    return std::pair<R, R>{broadcast_to(as_dtype(x, t), s), broadcast_to(as_dtype(y, t), s)};
+    return std::pair<R, R>{broadcast_to(as_dtype(std::move(x), t), s),
+                           broadcast_to(as_dtype(std::move(y), t), s)};
   }
 }
 

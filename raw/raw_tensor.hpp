@@ -59,26 +59,30 @@ class RawTensor {
     return static_cast<T*>(storage_->data()) + layout_.offset;
   }
 
-  // Views: each shares storage and only rewrites the layout (core/layout.hpp).
+  // Views: each shares storage and only rewrites the layout (core/layout.hpp); a layout
+  // derived from this one by Layout's own view methods stays inside the storage, so it
+  // needs none of view()'s checks.
   /// A view with the axes reordered (Layout::permute).
-  RawTensor permute(const Shape& dims) const { return view(layout_.permute(dims)); }
+  RawTensor permute(const Shape& dims) const { return derived(layout_.permute(dims)); }
   /// A view with axes a and b swapped.
-  RawTensor transpose(int64_t a, int64_t b) const { return view(layout_.transpose(a, b)); }
+  RawTensor transpose(int64_t a, int64_t b) const { return derived(layout_.transpose(a, b)); }
   /// A view broadcast to shape (zero strides).
-  RawTensor expand(const Shape& shape) const { return view(layout_.expand(shape)); }
+  RawTensor expand(const Shape& shape) const { return derived(layout_.expand(shape)); }
   /// A view of start:stop:step along axis (Python's clamping).
   RawTensor slice(int64_t axis, std::optional<int64_t> start, std::optional<int64_t> stop,
                   int64_t step = 1) const {
-    return view(layout_.slice(axis, start, stop, step));
+    return derived(layout_.slice(axis, start, stop, step));
   }
   /// A view of position index along axis, without that axis.
-  RawTensor select(int64_t axis, int64_t index) const { return view(layout_.select(axis, index)); }
+  RawTensor select(int64_t axis, int64_t index) const {
+    return derived(layout_.select(axis, index));
+  }
   /// A view reversed along axis.
-  RawTensor flip(int64_t axis) const { return view(layout_.flip(axis)); }
+  RawTensor flip(int64_t axis) const { return derived(layout_.flip(axis)); }
   /// A view without the size-1 axis.
-  RawTensor squeeze(int64_t axis) const { return view(layout_.squeeze(axis)); }
+  RawTensor squeeze(int64_t axis) const { return derived(layout_.squeeze(axis)); }
   /// A view with a new size-1 axis at axis.
-  RawTensor unsqueeze(int64_t axis) const { return view(layout_.unsqueeze(axis)); }
+  RawTensor unsqueeze(int64_t axis) const { return derived(layout_.unsqueeze(axis)); }
   /// The same storage under another layout (validated against the storage size;
   /// errors name "view").
   RawTensor view(Layout layout) const {
@@ -88,6 +92,15 @@ class RawTensor {
  private:
   /// The public constructor, with errors naming op.
   RawTensor(std::shared_ptr<Storage> storage, Layout layout, DType dtype, std::string_view op);
+  /// A view through a layout that Layout's view methods derived from this tensor's: inside
+  /// the storage by construction, so unchecked.
+  RawTensor derived(Layout layout) const {
+    RawTensor t;
+    t.storage_ = storage_;
+    t.layout_ = std::move(layout);
+    t.dtype_ = dtype_;
+    return t;
+  }
 
   std::shared_ptr<Storage> storage_;
   Layout layout_;

@@ -44,6 +44,21 @@ struct Net {
   }
 };
 
+// Layers [from, to) checkpointed recursively: four checkpointed quarters, each in turn
+// four checkpointed quarters, down to at most four plain layers (64 layers: three levels).
+struct Nested {
+  const Net* net;
+  int64_t from, to;
+  template <class H>
+  H operator()(const H& h0) const {
+    if (to - from <= 4) return net->layers(from, to)(h0);
+    H h = h0;
+    const int64_t step = (to - from) / 4;
+    for (int64_t b = from; b < to; b += step) h = st::checkpoint(Nested{net, b, b + step})(h);
+    return h;
+  }
+};
+
 Net make_net(int64_t layers, int64_t width, st::DType dtype) {
   Net net;
   for (int64_t l = 0; l < layers; ++l) {
@@ -122,18 +137,26 @@ TEST_CASE("checkpoint: a deep network's gradient keeps one block at a time", "[a
   // checkpoint_tanh_mlp_64x512_b256 measures the full size).
   const Net net = make_net(64, 128, st::f32);
   const st::Tensor x = st::randn({64, 128}, 44);
-  st::Tensor g0, g1, g8;
+  st::Tensor g0, g1, g8, gn;
   const std::size_t plain = peak_bytes([&] { g0 = st::grad(net.loss(0), x); });
   const std::size_t per_layer = peak_bytes([&] { g1 = st::grad(net.loss(1), x); });
   const std::size_t blocks = peak_bytes([&] { g8 = st::grad(net.loss(8), x); });
-  INFO("peak bytes: plain " << plain << ", per layer " << per_layer << ", blocks of 8 " << blocks);
+  const std::size_t nested = peak_bytes([&] {
+    gn = st::grad([&](const auto& h) { return st::sum(Nested{&net, 0, 64}(h)); }, x);
+  });
+  INFO("peak bytes: plain " << plain << ", per layer " << per_layer << ", blocks of 8 " << blocks
+                            << ", nested 4 x 4 x 4 " << nested);
   CHECK(values(g1) == values(g0));
   CHECK(values(g8) == values(g0));
+  CHECK(values(gn) == values(g0));
   // The plain tape keeps one activation per layer (tanh's output, which is the next
   // matmul's input): 64 x 32 KiB. A checkpointed block keeps its input only, and its
-  // backward pass recomputes one block: about 8 + 8 activations instead of 64.
+  // backward pass recomputes one block: about 8 + 8 activations instead of 64. Nested
+  // checkpoints recompute more (each level once more) to keep less.
   const std::size_t activation = 64 * 128 * sizeof(float);
   CHECK(plain >= 64 * activation);
   CHECK(per_layer <= plain + 4 * activation);
   CHECK(double(blocks) <= 0.35 * double(plain));
+  // Three levels keep 3 + 3 + 3 activations and the transients of one layer.
+  CHECK(double(nested) <= 0.25 * double(plain));
 }

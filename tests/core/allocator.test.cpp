@@ -147,6 +147,26 @@ TEST_CASE("cpu_allocator reuses freed blocks", "[core]") {
   }
 }
 
+TEST_CASE("cpu_allocator tracks the peak of the bytes in use since reset_peak", "[core]") {
+  st::CachingAllocator& a = st::cpu_allocator();
+  const std::size_t c1 = st::CachingAllocator::size_class(100000);
+  const std::size_t c2 = st::CachingAllocator::size_class(300000);
+  a.reset_peak();
+  const std::size_t base = a.stats().bytes_in_use;
+  REQUIRE(a.stats().peak_bytes_in_use == base);
+  void* p1 = a.allocate(100000);
+  void* p2 = a.allocate(300000);
+  a.deallocate(p1, 100000);
+  void* p3 = a.allocate(100000);  // back from the cache: in use again, peak unchanged
+  a.deallocate(p3, 100000);
+  a.deallocate(p2, 300000);
+  const st::AllocatorStats s = a.stats();
+  CHECK(s.bytes_in_use == base);
+  CHECK(s.peak_bytes_in_use == base + c1 + c2);
+  a.reset_peak();
+  CHECK(a.stats().peak_bytes_in_use == base);
+}
+
 TEST_CASE("cpu_allocator blocks are 64-byte aligned and fully usable", "[core]") {
   st::CachingAllocator& a = st::cpu_allocator();
   std::vector<std::pair<void*, std::size_t>> live;
