@@ -74,12 +74,18 @@ template <std::size_t K, int... I>
 constexpr bool chosen(Argnums<I...>) {
   return ((std::size_t(I) == K) || ...);
 }
-/// Whether every index of I... names one of n arguments (negative ones are reported by
-/// Argnums itself).
+/// What a choice Sel = Argnums<I...> allows, read from its indices alone (never completing
+/// Argnums<I...>, whose own static_asserts report an invalid choice once).
+template <class Sel>
+struct argnums_traits;
+/// The traits of Argnums<I...>.
 template <int... I>
-constexpr bool argnums_in_range(Argnums<I...>, std::size_t n) {
-  return ((I >= 0 && std::size_t(I) < n) && ...);
-}
+struct argnums_traits<Argnums<I...>> {
+  /// Whether Argnums<I...> is well formed (indices present, non-negative, distinct).
+  static constexpr bool valid = sizeof...(I) > 0 && ((I >= 0) && ...) && distinct_indices<I...>();
+  /// Whether every index names one of n arguments.
+  static constexpr bool in_range(std::size_t n) { return ((I >= 0 && std::size_t(I) < n) && ...); }
+};
 
 /// The highest level among the leaf types Ls (all must nest: a compile error otherwise).
 template <class L, class... Ls>

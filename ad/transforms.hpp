@@ -139,13 +139,19 @@ auto gradients(Argnums<I...>, const Args& args, const Reverse<T>& out, const T& 
 }
 
 /// A static_assert for argnums that name an argument past the last; true when they are fine.
+/// An ill-formed choice (negative, repeated, none) is false here without a second error:
+/// Argnums' own static_assert has reported it.
 template <class Sel, std::size_t N>
 constexpr bool check_argnums() {
-  constexpr bool ok = argnums_in_range(Sel{}, N);
-  static_assert(ok || !argnums_in_range(Sel{}, std::size_t(-1) / 2),
-                "strata: st::argnums: an argument index is out of range (there are fewer "
-                "arguments than that): indices count from 0");
-  return ok;
+  if constexpr (!argnums_traits<Sel>::valid) {
+    return false;
+  } else {
+    constexpr bool ok = argnums_traits<Sel>::in_range(N);
+    static_assert(ok,
+                  "strata: st::argnums: an argument index is out of range (there are fewer "
+                  "arguments than that): indices count from 0");
+    return ok;
+  }
 }
 
 }  // namespace detail

@@ -28,10 +28,10 @@ class SmallVec {
   SmallVec(It first, It last) {
     assign_range(first, last);
   }
-  SmallVec(const SmallVec& o) { assign_range(o.begin(), o.end()); }
+  SmallVec(const SmallVec& o) { copy_from(o); }
   SmallVec(SmallVec&& o) noexcept { steal(o); }
   SmallVec& operator=(const SmallVec& o) {
-    if (this != &o) assign_range(o.begin(), o.end());
+    if (this != &o) copy_from(o);
     return *this;
   }
   SmallVec& operator=(SmallVec&& o) noexcept {
@@ -100,13 +100,31 @@ class SmallVec {
     size_ = 0;
     resize(n, value);
   }
+  // Shapes and strides are copied and moved on every tensor operation: the inline case
+  // copies the whole fixed-size buffer (a few vector moves, no call, no loop).
+  void copy_from(const SmallVec& o) {
+    if (o.size_ > N) {
+      size_ = 0;
+      reserve(o.size_);
+      std::memcpy(data(), o.data(), o.size_ * sizeof(T));
+    } else {
+      heap_.reset();
+      capacity_ = N;
+      if (o.heap_) {  // grown once, shrunk since: the elements are on o's heap
+        std::memcpy(inline_, o.heap_.get(), o.size_ * sizeof(T));
+      } else {
+        std::memcpy(inline_, o.inline_, sizeof(inline_));
+      }
+    }
+    size_ = o.size_;
+  }
   void steal(SmallVec& o) {
     size_ = o.size_;
     capacity_ = o.capacity_;
     if (o.heap_) {
       heap_ = std::move(o.heap_);
     } else {
-      std::memcpy(inline_, o.inline_, o.size_ * sizeof(T));
+      std::memcpy(inline_, o.inline_, sizeof(inline_));
     }
     o.size_ = 0;
     o.capacity_ = N;
