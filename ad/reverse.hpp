@@ -71,7 +71,6 @@ template <Diffable T>
 struct Prims<Reverse<T>> {
   using R = Reverse<T>;                 ///< the level these primitives act on
   using P = Prims<T>;                   ///< the primitives of the level below
-  using Edge = typename Tape<T>::Edge;  ///< one input of a tape node
 
   /// @{
   /// The Diffable primitive of the same name (diff/diffable.hpp) on Reverse<T>: the primal by
@@ -140,15 +139,14 @@ struct Prims<Reverse<T>> {
     auto tape = common_tape({&xs...}, r.name());
     T y = r(xs.primal()...);
     if (!tape || !rules::differentiable(r, xs.primal()...)) return R(std::move(y));
-    std::vector<Edge> edges;
-    std::vector<Tensor> saved;
+    const int64_t id = tape->add_node();
     int which = 0;
     auto edge = [&](const R& x) {
-      if (!x.is_constant()) add_edge(edges, saved, x, r.pullback(which, xs.primal()..., y));
+      if (!x.is_constant()) add_edge(*tape, x, r.pullback(which, xs.primal()..., y));
       ++which;
     };
     (edge(xs), ...);
-    return record(std::move(y), std::move(edges), saved, tape);
+    return R(std::move(y), std::move(tape), id);
   }
   /// apply() for a rule whose operands come as one list (concat).
   template <class Rule>
@@ -160,22 +158,16 @@ struct Prims<Reverse<T>> {
     T y = r(ys);
     if (!tape) return R(std::move(y));
     std::vector<rules::Pullback<T>> pbs = r.pullbacks(ys, y);
-    std::vector<Edge> edges;
-    std::vector<Tensor> saved;
+    const int64_t id = tape->add_node();
     for (std::size_t i = 0; i < xs.size(); ++i) {
-      if (!xs[i].is_constant()) add_edge(edges, saved, xs[i], std::move(pbs[i]));
+      if (!xs[i].is_constant()) add_edge(*tape, xs[i], std::move(pbs[i]));
     }
-    return record(std::move(y), std::move(edges), saved, tape);
+    return R(std::move(y), std::move(tape), id);
   }
-  static void add_edge(std::vector<Edge>& edges, std::vector<Tensor>& saved, const R& x,
-                       rules::Pullback<T> pb) {
-    edges.push_back({x.id(), std::move(pb.fn)});
-    for (Tensor& t : pb.saved) saved.push_back(std::move(t));
-  }
-  static R record(T y, std::vector<Edge> edges, const std::vector<Tensor>& saved,
-                  const std::shared_ptr<Tape<T>>& tape) {
-    const int64_t id = tape->add(std::move(edges), saved);
-    return R(std::move(y), tape, id);
+  /// Adds x's edge, with pullback pb, to the node `tape` records last.
+  static void add_edge(Tape<T>& tape, const R& x, rules::Pullback<T> pb) {
+    tape.add_edge(x.id(), std::move(pb.fn));
+    for (const Tensor& t : pb.saved) tape.save(t);
   }
   /// The tape shared by the non-constant operands (null when all are constants).
   static std::shared_ptr<Tape<T>> common_tape(std::initializer_list<const R*> xs,

@@ -27,18 +27,29 @@ std::size_t CachingAllocator::size_class(std::size_t bytes) {
   return (bytes + step - 1) / step * step;
 }
 
+std::size_t CachingAllocator::class_index(std::size_t cls) {
+  const int e = std::bit_width(cls) - 1;
+  const std::size_t pow2 = std::size_t{1} << e;
+  const std::size_t step = std::max<std::size_t>(pow2 / 4, 64);
+  return std::size_t(e) * 4 + (cls - pow2) / step;
+}
+
+std::size_t CachingAllocator::class_of_index(std::size_t i) {
+  const std::size_t pow2 = std::size_t{1} << (i / 4);
+  return pow2 + (i % 4) * std::max<std::size_t>(pow2 / 4, 64);
+}
+
 void* CachingAllocator::allocate(std::size_t bytes) {
   if (bytes == 0) return nullptr;
   const std::size_t cls = size_class(bytes);
   {
     std::lock_guard lock(mutex_);
-    auto it = free_.find(cls);
-    if (it != free_.end() && !it->second.empty()) {
+    FreeList& list = free_[class_index(cls)];
+    if (!list.empty()) {
       // The most recently freed block of the class: the likeliest still in cache.
-      const Lru::iterator block = it->second.back();
-      it->second.pop_back();
-      void* p = block->ptr;
-      lru_.erase(block);
+      void* p = list.blocks.back().ptr;
+      list.blocks.pop_back();
+      if (list.empty()) list.blocks.clear(), list.head = 0;
       stats_.from_cache++;
       stats_.bytes_cached -= cls;
       stats_.bytes_in_use += cls;
@@ -66,54 +77,73 @@ void* CachingAllocator::allocate(std::size_t bytes) {
 void CachingAllocator::deallocate(void* ptr, std::size_t bytes) {
   if (!ptr) return;
   const std::size_t cls = size_class(bytes);
-  Lru evicted;
+  std::vector<std::pair<void*, std::size_t>> evicted;
   {
     std::lock_guard lock(mutex_);
     stats_.bytes_in_use -= cls;
     if (cls > cache_limit_) {
-      evicted.push_back({ptr, cls});  // could never be cached: keep the others
+      evicted.emplace_back(ptr, cls);  // could never be cached: keep the others
     } else {
-      free_[cls].push_back(lru_.insert(lru_.end(), Block{ptr, cls}));
+      free_[class_index(cls)].blocks.push_back({ptr, frees_++});
       stats_.bytes_cached += cls;
-      evicted = evict_locked();
+      if (stats_.bytes_cached > cache_limit_) evicted = evict_locked();
     }
   }
-  for (const Block& b : evicted) system_free(b.ptr, b.cls);
+  for (const auto& [p, c] : evicted) system_free(p, c);
 }
 
-CachingAllocator::Lru CachingAllocator::evict_locked() {
-  Lru evicted;
+std::vector<std::pair<void*, std::size_t>> CachingAllocator::evict_locked() {
+  std::vector<std::pair<void*, std::size_t>> evicted;
   while (stats_.bytes_cached > cache_limit_) {
-    const Block oldest = lru_.front();
-    // The globally coldest block is also the coldest of its class.
-    auto it = free_.find(oldest.cls);
-    it->second.pop_front();
-    if (it->second.empty()) free_.erase(it);
-    evicted.splice(evicted.end(), lru_, lru_.begin());
-    stats_.bytes_cached -= oldest.cls;
+    // The globally coldest block is the coldest of some class: the oldest of the fronts.
+    FreeList* coldest = nullptr;
+    std::size_t index = 0;
+    for (std::size_t i = 0; i < kClasses; ++i) {
+      FreeList& list = free_[i];
+      if (list.empty()) continue;
+      if (!coldest || list.blocks[list.head].freed_at < coldest->blocks[coldest->head].freed_at) {
+        coldest = &list, index = i;
+      }
+    }
+    const std::size_t cls = class_of_index(index);
+    evicted.emplace_back(coldest->blocks[coldest->head++].ptr, cls);
+    if (coldest->empty()) {
+      coldest->blocks.clear(), coldest->head = 0;
+    } else if (coldest->head * 2 > coldest->blocks.size()) {
+      // Drop the evicted prefix once it is most of the list.
+      coldest->blocks.erase(coldest->blocks.begin(),
+                            coldest->blocks.begin() + std::ptrdiff_t(coldest->head));
+      coldest->head = 0;
+    }
+    stats_.bytes_cached -= cls;
   }
   return evicted;
 }
 
 void CachingAllocator::empty_cache() {
-  Lru blocks;
+  std::vector<std::pair<void*, std::size_t>> blocks;
   {
     std::lock_guard lock(mutex_);
-    blocks.swap(lru_);
-    free_.clear();
+    for (std::size_t i = 0; i < kClasses; ++i) {
+      FreeList& list = free_[i];
+      for (std::size_t k = list.head; k < list.blocks.size(); ++k) {
+        blocks.emplace_back(list.blocks[k].ptr, class_of_index(i));
+      }
+      list.blocks.clear(), list.head = 0;
+    }
     stats_.bytes_cached = 0;
   }
-  for (const Block& b : blocks) system_free(b.ptr, b.cls);
+  for (const auto& [p, c] : blocks) system_free(p, c);
 }
 
 void CachingAllocator::set_cache_limit(std::size_t bytes) {
-  Lru evicted;
+  std::vector<std::pair<void*, std::size_t>> evicted;
   {
     std::lock_guard lock(mutex_);
     cache_limit_ = bytes;
     evicted = evict_locked();
   }
-  for (const Block& b : evicted) system_free(b.ptr, b.cls);
+  for (const auto& [p, c] : evicted) system_free(p, c);
 }
 
 std::size_t CachingAllocator::cache_limit() const {

@@ -5,12 +5,12 @@
 /// training loop stops calling the system allocator after its first step.
 /// When the cached bytes pass a limit, the least recently freed blocks are
 /// given back to the system first.
+#include <array>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
-#include <list>
 #include <mutex>
-#include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "core/device.hpp"
 
@@ -57,22 +57,31 @@ class CachingAllocator {
   virtual void system_free(void* ptr, std::size_t bytes) = 0;
 
  private:
-  /// A cached block: its pointer and size class.
+  /// A cached block: its pointer and when it was freed (a count of frees).
   struct Block {
     void* ptr;
-    std::size_t cls;
+    uint64_t freed_at;
   };
-  using Lru = std::list<Block>;
+  /// The cached blocks of one size class, least recently freed first from `head`:
+  /// allocate takes the back (warmest), eviction the front (coldest).
+  struct FreeList {
+    std::vector<Block> blocks;
+    std::size_t head = 0;  ///< blocks before head were evicted
+    bool empty() const { return head == blocks.size(); }
+  };
+  /// Size classes: at most four per power of two (the quarters), indexed by exponent.
+  static constexpr std::size_t kClasses = 64 * 4;
+  /// The index of size class `cls` in free_.
+  static std::size_t class_index(std::size_t cls);
+  /// The size class of index i.
+  static std::size_t class_of_index(std::size_t i);
   /// Removes the least recently freed blocks until the cache fits the limit;
-  /// the caller frees the returned blocks after releasing the lock.
-  Lru evict_locked();
-
+  /// the caller frees the returned blocks (pointer, size class) after releasing the lock.
+  std::vector<std::pair<void*, std::size_t>> evict_locked();
   mutable std::mutex mutex_;
   std::size_t cache_limit_ = std::size_t{4} << 30;
-  Lru lru_;  ///< every cached block, least recently freed first
-  /// Per size class, its cached blocks in lru_, least recently freed first:
-  /// allocate takes the back (warmest), eviction the front (coldest).
-  std::unordered_map<std::size_t, std::deque<Lru::iterator>> free_;
+  uint64_t frees_ = 0;  ///< blocks cached so far: the clock of Block::freed_at
+  std::array<FreeList, kClasses> free_;
   AllocatorStats stats_;
 };
 

@@ -6,7 +6,10 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <strata.hpp>
+#include <thread>
+#include <tuple>
 #include <vector>
 
 namespace st = strata;
@@ -114,5 +117,59 @@ TEST_CASE("in-place writes after recording break only the rules that read the va
     auto [y, pullback] = st::vjp([](const auto& a) { return st::sin(a); }, x);
     x.add_(st::full({}, 1.0, st::f64));
     CHECK_THROWS_AS(pullback(seed), st::ValueError);
+  }
+}
+
+TEST_CASE("tapes recycle their arrays per thread, across threads and repeated calls", "[ad]") {
+  // f(x, y) = sum(sin(x) * y) + sum(x * x): df/dx = cos(x) y + 2x, df/dy = sin(x).
+  const std::vector<double> xv = {0.3, -1.2, 2.5, 0.7}, yv = {1.5, -0.4, 0.9, 2.2};
+  auto f = [](const auto& x, const auto& y) { return st::sum(st::sin(x) * y) + st::sum(x * x); };
+  auto check_gx = [&](const st::Tensor& gx) {
+    const std::vector<double> a = gx.to_vector<double>();
+    for (std::size_t i = 0; i < xv.size(); ++i) {
+      CHECK(a[i] == Approx(std::cos(xv[i]) * yv[i] + 2 * xv[i]).epsilon(1e-14));
+    }
+  };
+  auto check = [&](const st::Tensor& gx, const st::Tensor& gy) {
+    check_gx(gx);
+    const std::vector<double> b = gy.to_vector<double>();
+    for (std::size_t i = 0; i < xv.size(); ++i) CHECK(b[i] == Approx(std::sin(xv[i])).epsilon(1e-14));
+  };
+  const st::Tensor x = st::from_vector(xv, {4}), y = st::from_vector(yv, {4});
+
+  SECTION("tapes of growing and shrinking length in a row give the same gradients") {
+    // Each tape takes over the arrays the previous one gave back.
+    for (int reps : {1, 200, 3, 50, 1}) {
+      auto g = [&](const auto& a, const auto& b) {
+        auto acc = f(a, b);
+        for (int i = 1; i < reps; ++i) acc = acc + 0.0 * st::sum(a * b);
+        return acc;
+      };
+      const auto [gx, gy] = st::grad(g, x, y);
+      check(gx, gy);
+    }
+  }
+  SECTION("a pullback recorded on one thread runs and dies on another") {
+    std::function<st::Tensor(const st::Tensor&)> pullback;
+    std::thread recorder([&] {
+      auto [out, pb] = st::vjp([&](const auto& a) { return f(a, y); }, x);
+      pullback = pb;
+    });
+    recorder.join();  // the recording thread (and its pools) are gone
+    check_gx(pullback(st::full({}, 1.0, st::f64)));
+    pullback = nullptr;  // the tape dies here, on this thread
+  }
+  SECTION("threads recording at once") {
+    std::vector<std::thread> threads;
+    std::vector<st::Tensor> gx(4), gy(4);
+    for (std::size_t t = 0; t < 4; ++t) {
+      threads.emplace_back([&, t] {
+        for (int rep = 0; rep < 20; ++rep) {
+          std::tie(gx[t], gy[t]) = st::grad(f, x, y);
+        }
+      });
+    }
+    for (std::thread& t : threads) t.join();
+    for (std::size_t t = 0; t < 4; ++t) check(gx[t], gy[t]);
   }
 }

@@ -9,7 +9,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <memory>
+#include <random>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -258,12 +261,23 @@ class RecordingAllocator final : public st::CachingAllocator {
  public:
   ~RecordingAllocator() override { empty_cache(); }
   st::Device device() const override { return st::Device::cpu(); }
-  std::vector<void*> freed;  // system_free calls, in order
+  std::vector<void*> freed;               // system_free calls, in order
+  std::map<void*, std::size_t> allocated;  // system_allocate's live blocks and their sizes
+  std::vector<std::string> mismatches;     // system_free calls whose size was not the block's
 
  protected:
-  void* system_allocate(std::size_t bytes) override { return std::aligned_alloc(64, bytes); }
-  void system_free(void* ptr, std::size_t) override {
+  void* system_allocate(std::size_t bytes) override {
+    void* p = std::aligned_alloc(64, bytes);
+    allocated[p] = bytes;
+    return p;
+  }
+  void system_free(void* ptr, std::size_t bytes) override {
     freed.push_back(ptr);
+    if (allocated[ptr] != bytes) {
+      mismatches.push_back(std::to_string(bytes) + " for a block of " +
+                           std::to_string(allocated[ptr]));
+    }
+    allocated.erase(ptr);
     std::free(ptr);
   }
 };
@@ -345,6 +359,21 @@ TEST_CASE("CachingAllocator evicts the least recently freed blocks past its limi
     a.deallocate(q, kBlock);
     REQUIRE(a.freed.back() == q);
     REQUIRE(a.stats().bytes_cached == 0);
+  }
+  SECTION("blocks go back to the system with their own size, from every kind of class") {
+    // Sizes whose classes are the minimum, 64-byte steps, quarters of small and large
+    // powers of two, and exact powers of two; evicted in free order.
+    a.set_cache_limit(std::size_t{1} << 30);
+    std::mt19937_64 rng(12);
+    std::vector<std::size_t> sizes = {1, 64, 65, 200, 257, 1000, 4097, 5000, 123457, 1u << 20};
+    for (int i = 0; i < 40; ++i) sizes.push_back(1 + rng() % (std::size_t{8} << 20));
+    std::vector<void*> p;
+    for (const std::size_t n : sizes) p.push_back(a.allocate(n));
+    for (std::size_t i = 0; i < p.size(); ++i) a.deallocate(p[i], sizes[i]);
+    a.set_cache_limit(0);
+    CHECK(a.freed == p);
+    CHECK(a.mismatches.empty());
+    CHECK(a.allocated.empty());
   }
   SECTION("a steady loop over a full cache keeps reusing its blocks") {
     // The regression: with the cache full of old blocks, later frees used to
