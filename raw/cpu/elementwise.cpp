@@ -5,6 +5,7 @@
 // before writing). The arithmetic is raw/scalar_ops.hpp's, shared with CUDA;
 // exp, log, sin, cos, tanh and sqrt of contiguous blocks go to raw/cpu/vmath.
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -81,19 +82,43 @@ void unary_typed(UnaryOp op, const RawTensor& out, const RawTensor& x) {
   scalar::visit_unary<T>(op, [&](auto fn) { map<T, T>(out, fn, x); });
 }
 
-// safe_mul / safe_div into a fresh output: the plain IEEE op (a loop the
-// compiler vectorises; the functor's select is not), then, only when the
-// output's vectorised sum says it holds a NaN or an infinity, one pass that
-// recomputes the NaN elements with the functor, which differs from the plain
-// op only there. The same values as mapping the functor, on any layout.
+// safe_mul / safe_div into a fresh output: the plain IEEE op, then, only when
+// the output holds a NaN or an infinity, one pass that recomputes the NaN
+// elements with the functor, which differs from the plain op only there. The
+// same values as mapping the functor, on any layout. Same-shape contiguous
+// operands go to vmath's product kernels, which check finiteness in the same
+// pass; other layouts map the plain op (a loop the compiler vectorises; the
+// functor's select is not) and sum the output to check it.
 template <class T, class Plain, class Safe>
 bool safe_binary_fast(Plain plain, Safe safe, const RawTensor& out, const RawTensor& a,
                       const RawTensor& b) {
   if (!out.is_contiguous() || out.storage() == a.storage() || out.storage() == b.storage()) {
     return false;
   }
-  map<T, T, T>(out, plain, a, b);
-  if (std::isfinite(vmath::sum(base_ptr<T>(out) + out.offset(), out.numel()))) return true;
+  T* o = base_ptr<T>(out) + out.offset();
+  const int64_t n = out.numel();
+  const vmath::Kernels* k = vmath::best();
+  bool finite;
+  if (k && a.is_contiguous() && b.is_contiguous() && a.shape() == out.shape() &&
+      b.shape() == out.shape()) {
+    bool (*kernel)(const T*, const T*, T*, int64_t) = nullptr;
+    constexpr bool is_mul = std::is_same_v<Plain, scalar::Mul>;
+    if constexpr (std::is_same_v<T, float>) kernel = is_mul ? k->mul_f32 : k->div_f32;
+    if constexpr (std::is_same_v<T, double>) kernel = is_mul ? k->mul_f64 : k->div_f64;
+    const T* pa = base_ptr<T>(a) + a.offset();
+    const T* pb = base_ptr<T>(b) + b.offset();
+    std::atomic<bool> all_finite{true};
+    parallel_for(0, n, kGrain, [&](int64_t lo, int64_t hi) {
+      if (!kernel(pa + lo, pb + lo, o + lo, hi - lo)) {
+        all_finite.store(false, std::memory_order_relaxed);
+      }
+    });
+    finite = all_finite.load();
+  } else {
+    map<T, T, T>(out, plain, a, b);
+    finite = std::isfinite(vmath::sum(o, n));
+  }
+  if (finite) return true;
   map<T, T, T, T>(
       out, [safe](T v, T x, T y) { return v != v ? safe(x, y) : v; }, out, a, b);
   return true;

@@ -16,6 +16,11 @@ enum Fn : int { kExp, kLog, kSin, kCos, kTanh, kSqrt, kFnCount };
 using KernelF32 = void (*)(const float* x, float* y, int64_t n);
 using KernelF64 = void (*)(const double* x, double* y, int64_t n);
 
+/// o[i] = a[i] * b[i] (or a[i] / b[i]) for i < n, plain IEEE arithmetic; returns true when
+/// every o[i] is finite (the check is fused into the same pass: the NaN-safe ops use it to
+/// skip their fixup pass). o may be a or b.
+using ProductF32 = bool (*)(const float* a, const float* b, float* o, int64_t n);
+using ProductF64 = bool (*)(const double* a, const double* b, double* o, int64_t n);
 /// The instruction sets with their own build of the kernels.
 enum class Isa : int { sse2, avx2, avx512 };
 
@@ -39,6 +44,9 @@ struct Kernels {
   double (*sum_f64)(const double* x, int64_t n);
   void (*sum_columns_f32)(const float* x, int64_t rows, int64_t ld, int64_t cols, double* acc);
   void (*sum_columns_f64)(const double* x, int64_t rows, int64_t ld, int64_t cols, double* acc);
+  // The products and quotients of the NaN-safe ops, with their finiteness check fused.
+  ProductF32 mul_f32, div_f32;
+  ProductF64 mul_f64, div_f64;
 };
 
 /// The kernels for `isa`, or nullptr when this CPU (or this build) lacks it.

@@ -13,6 +13,7 @@
 // ISA-specific instantiation another translation unit could pick up.
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "raw/cpu/vmath.hpp"
 
@@ -100,6 +101,52 @@ void sum_columns_f64(const double* x, int64_t rows, int64_t ld, int64_t cols, do
   sum_columns_blocks(x, rows, ld, cols, acc);
 }
 
+// o = a op b, and whether every o[i] is finite: an IEEE value is infinite or NaN exactly
+// when its exponent bits are all ones, and adding the exponent's lowest bit to the exponent
+// field carries into the sign bit exactly then. Integer ops only, so the compiler
+// vectorises the check with the arithmetic (a float reduction it would not reorder).
+template <class T, class Op>
+bool product_finite(const T* a, const T* b, T* o, int64_t n, Op op) {
+  using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  constexpr int kMantissa = sizeof(T) == 4 ? 23 : 52;
+  constexpr U kTop = U(1) << (8 * sizeof(T) - 1);
+  constexpr U kExponent = (kTop - 1) & ~((U(1) << kMantissa) - 1);
+  constexpr U kLowest = U(1) << kMantissa;
+  U acc = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const T v = op(a[i], b[i]);
+    o[i] = v;
+    U u;
+    std::memcpy(&u, &v, sizeof u);
+    acc |= (u & kExponent) + kLowest;
+  }
+  return (acc & kTop) == 0;
+}
+struct MulOp {
+  template <class T>
+  T operator()(T x, T y) const {
+    return x * y;
+  }
+};
+struct DivOp {
+  template <class T>
+  T operator()(T x, T y) const {
+    return x / y;
+  }
+};
+bool mul_f32(const float* a, const float* b, float* o, int64_t n) {
+  return product_finite(a, b, o, n, MulOp{});
+}
+bool div_f32(const float* a, const float* b, float* o, int64_t n) {
+  return product_finite(a, b, o, n, DivOp{});
+}
+bool mul_f64(const double* a, const double* b, double* o, int64_t n) {
+  return product_finite(a, b, o, n, MulOp{});
+}
+bool div_f64(const double* a, const double* b, double* o, int64_t n) {
+  return product_finite(a, b, o, n, DivOp{});
+}
+
 extern const Kernels kKernels;
 const Kernels kKernels = {
     ISA_ENUM,
@@ -113,6 +160,10 @@ const Kernels kKernels = {
     sum_f64,
     sum_columns_f32,
     sum_columns_f64,
+    mul_f32,
+    div_f32,
+    mul_f64,
+    div_f64,
 };
 
 }  // namespace ISA_NS

@@ -6,7 +6,9 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "support/elementwise_ref.hpp"
@@ -429,5 +431,48 @@ TEST_CASE("elementwise results: dtypes, fresh storage, inputs untouched", "[raw]
   SECTION("binary with the same tensor as both operands") {
     CHECK(tt::first_mismatch(st::raw::binary(BinaryOp::sub, a, a), {3, 4}, st::f64,
                              [](const Idx&) { return 0.0; }) == "");
+  }
+}
+
+TEST_CASE("safe_mul and safe_div on large contiguous operands, specials anywhere", "[raw]") {
+  // The contiguous same-shape path (vmath's product kernels, threads over blocks, with the
+  // finiteness check fused) against the reference, with zeros, infinities and NaNs placed
+  // at the start, at block edges and at the end, and with none at all.
+  const int64_t n = 3 * (int64_t{1} << 15) + 37;
+  std::mt19937_64 rng(2026);
+  std::normal_distribution<double> normal(0.0, 3.0);
+  for (DType t : {st::f32, st::f64}) {
+    for (BinaryOp op : {BinaryOp::safe_mul, BinaryOp::safe_div}) {
+      for (bool specials : {false, true}) {
+        DYNAMIC_SECTION(st::op_name(op) << ", " << dname(t)
+                                                   << (specials ? ", with specials" : "")) {
+          std::vector<double> av(static_cast<std::size_t>(n)), bv(static_cast<std::size_t>(n));
+          for (std::size_t i = 0; i < av.size(); ++i) av[i] = normal(rng), bv[i] = normal(rng);
+          if (specials) {
+            const std::vector<std::pair<double, double>> cases = {
+                {0, kInf}, {kInf, 0}, {0, 0}, {1.5, 0}, {kNaN, 2}, {-kInf, -2}, {0, kNaN}};
+            const std::vector<int64_t> at = {0, (int64_t{1} << 15) - 1, int64_t{1} << 15, 40000,
+                                             2 * (int64_t{1} << 15) + 1, n - 2, n - 1};
+            for (std::size_t c = 0; c < cases.size(); ++c) {
+              av[std::size_t(at[c])] = cases[c].first, bv[std::size_t(at[c])] = cases[c].second;
+            }
+          }
+          const RawTensor a = tt::make({n}, t, av), b = tt::make({n}, t, bv);
+          const std::vector<double> got = tt::values(st::raw::binary(op, a, b));
+          const std::vector<double> an = tt::values(a), bn = tt::values(b);  // rounded to t
+          int64_t wrong = 0;
+          for (std::size_t i = 0; i < got.size(); ++i) {
+            double want = tt::binary_ref(op, an[i], bn[i], t);
+            if (t == st::f32) want = double(float(want));
+            const bool same = std::isnan(want) ? std::isnan(got[i]) : got[i] == want;
+            if (!same && wrong++ < 5) {
+              UNSCOPED_INFO("at " << i << ": " << an[i] << ", " << bn[i] << " gave " << got[i]
+                                  << ", want " << want);
+            }
+          }
+          CHECK(wrong == 0);
+        }
+      }
+    }
   }
 }
