@@ -337,6 +337,8 @@ def torch_config():
 def timed_turn(body, reps, warm_s, warm_calls):
     """One turn of an interleaved measurement: warm up (at least warm_calls calls and
     warm_s seconds; nothing when both are 0), then `reps` timed calls, in ms."""
+    if warm_s < 0:  # strata_bench --warmup-calls: exactly -warm_s * 1000 calls
+        warm_calls, warm_s = max(warm_calls, round(-warm_s * 1e3)), 0
     t_end = time.perf_counter() + warm_s
     i = 0
     while i < warm_calls or (warm_s > 0 and time.perf_counter() < t_end):

@@ -4,7 +4,7 @@
 // and writes it as JSON.
 //
 //   strata_bench [--filter SUBSTRING] [--reps N] [--threads N] [--out FILE]
-//                [--no-torch] [--no-limits]
+//                [--no-torch] [--no-peers] [--no-limits] [--warmup-calls N]
 //
 // Interleaved: within each workload, strata and every peer take turns, one
 // timed repetition each per round, the first contestant rotating from round
@@ -14,7 +14,10 @@
 // the allocator's free lists, the last contestant's cold data. PyTorch is one
 // persistent child process (bench/peers_torch.py --serve, bench/torch_peer.hpp)
 // started once and driven row by row over pipes; when it is missing or
-// breaks, its column is "-" and the run goes on.
+// breaks, its column is "-" and the run goes on. --no-peers times strata
+// alone; --warmup-calls N replaces the timed warm-ups by N calls before each
+// contestant's first turn and none after (a fixed amount of work, for
+// bench/compare_instructions.sh's instruction counts).
 //
 // The JSON holds per row and per peer the median, min, max and quartiles
 // (q1, q3) of the `reps` times in milliseconds, the machine (cpu) and the
@@ -132,9 +135,10 @@ void settle() { std::this_thread::sleep_for(std::chrono::milliseconds(300)); }
 constexpr double kFirstWarmMs = 100, kTurnWarmMs = 20, kLongBodyMs = 50;
 
 // One turn of a C++ body: warm-up for warm_ms (at least one call; none when
-// 0), then `reps` timed calls.
+// 0; exactly -warm_ms calls when negative), then `reps` timed calls.
 std::vector<double> cpp_turn(const bench::Body& body, int reps, double warm_ms) {
   using clock = std::chrono::steady_clock;
+  for (int i = 0; i < int(-warm_ms); ++i) body();
   if (warm_ms > 0) {
     const auto until = clock::now() + std::chrono::duration<double, std::milli>(warm_ms);
     do {
@@ -160,14 +164,16 @@ struct Contestant {
 };
 
 // Runs `reps` rounds over the contestants, each round starting one later.
-void interleave(std::vector<Contestant>& cs, int reps) {
+// warmup_calls >= 0: that many calls before the first turn, none after.
+void interleave(std::vector<Contestant>& cs, int reps, int warmup_calls) {
   for (int r = 0; r < reps; ++r) {
     for (std::size_t k = 0; k < cs.size(); ++k) {
       Contestant& c = cs[(std::size_t(r) + k) % cs.size()];
       if (!c.error.empty()) continue;
-      const double warm = c.times.empty()                 ? kFirstWarmMs
-                          : c.times.back() >= kLongBodyMs ? 0.0
-                                                          : kTurnWarmMs;
+      double warm = c.times.empty()                 ? kFirstWarmMs
+                    : c.times.back() >= kLongBodyMs ? 0.0
+                                                    : kTurnWarmMs;
+      if (warmup_calls >= 0) warm = c.times.empty() ? -double(warmup_calls) : 0.0;
       std::vector<double> t = c.turn(warm, c.error);
       if (t.empty() && c.error.empty()) c.error = "no time";
       if (!t.empty()) c.times.push_back(t.front());
@@ -260,7 +266,8 @@ int main(int argc, char** argv) {
   out_path = out_path.substr(0, out_path.find_last_of('/') + 1) + "results.json";
   std::string filter;
   int reps = 10, threads = 2;
-  bool torch_on = true, limits_on = true;
+  int warmup_calls = -1;  // -1: timed warm-ups
+  bool torch_on = true, peers_on = true, limits_on = true;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     auto next = [&]() -> std::string {
@@ -280,11 +287,15 @@ int main(int argc, char** argv) {
       out_path = next();
     else if (arg == "--no-torch")
       torch_on = false;
+    else if (arg == "--no-peers")
+      peers_on = false, torch_on = false;
     else if (arg == "--no-limits")
       limits_on = false;
+    else if (arg == "--warmup-calls")
+      warmup_calls = std::max(0, std::atoi(next().c_str()));
     else {
       std::cerr << "usage: strata_bench [--filter S] [--reps N] [--threads N] [--out FILE]"
-                   " [--no-torch] [--no-limits]\n";
+                   " [--no-torch] [--no-peers] [--no-limits] [--warmup-calls N]\n";
       return 2;
     }
   }
@@ -364,7 +375,7 @@ int main(int argc, char** argv) {
       results.push_back({{"name", w.name}, {"error", e.what()}, {"isa", isa}, {"cpu", cpu}});
       continue;
     }
-    for (const bench::Peer& p : w.peers) {
+    for (const bench::Peer& p : peers_on ? w.peers : std::vector<bench::Peer>{}) {
       try {
         bench::Body body = p.setup();
         if (body) {
@@ -400,7 +411,7 @@ int main(int argc, char** argv) {
       };
     };
     for (Contestant& c : cs) turn_guard(c);
-    interleave(cs, reps);
+    interleave(cs, reps, warmup_calls);
     if (!cs[0].error.empty()) {
       std::printf("%-28s error: %s\n", w.name.c_str(), cs[0].error.c_str());
       std::fflush(stdout);
@@ -503,7 +514,7 @@ int main(int argc, char** argv) {
     std::vector<Contestant> cs{{"pytorch", [&torch, name](double warm, std::string& err) {
                                   return torch->run(name, 1, warm, err);
                                 }}};
-    interleave(cs, reps);
+    interleave(cs, reps, warmup_calls);
     if (!cs[0].error.empty()) continue;
     const Timing pt(cs[0].times);
     std::printf("%-28s %*s", name.c_str(), kCell, "-");
