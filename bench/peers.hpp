@@ -48,6 +48,8 @@ Peer eigen_add(int64_t n, bool transposed);
 Peer eigen_sum(int64_t n, int axis);  // axis 0, 1, or -1 for all
 /// OpenBLAS and BLIS sgemm (2 threads each, AVX-512 kernels where the CPU has them).
 std::vector<Peer> blas_peers(int64_t n, bool bt);
+/// Loads both BLAS libraries now (each prints its configuration once).
+void load_blas_peers();
 
 /// What the machine can do, measured in the run (bench/limits.cpp).
 struct Limits {

@@ -329,6 +329,8 @@ int main(int argc, char** argv) {
     std::printf("peer eigen: skipped (%s)\n", e.what());
   }
 
+  if (peers_on) bench::load_blas_peers();
+
   std::unique_ptr<bench::TorchPeer> torch;
   std::set<std::string> torch_rows;
   if (torch_on) {
