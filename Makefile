@@ -24,7 +24,7 @@ BENCH_PACKAGES := libopenblas-dev libblis-dev python3-torch
 # Debian 12's clang 14 and its runtimes (ASan, UBSan, TSan, libFuzzer).
 CLANG_PACKAGES := clang libclang-rt-14-dev
 
-.PHONY: all deps bench-deps clang-deps build test docs demo bench test-sanitize test-clang \
+.PHONY: all deps bench-deps clang-deps build test docs demo bench bench-avx2 test-sanitize test-clang \
         test-tsan fuzz format clean gpu-deps
 
 all: build
@@ -68,9 +68,18 @@ demo: build
 	@echo "checkpoint $(abspath $(BUILD))/demo/mlp_moons.safetensors"
 
 # strata's workloads, the machine's limits and the peers (Eigen, OpenBLAS,
-# BLIS, PyTorch) in one run: one table on stdout, JSON in build/bench/results.json.
+# BLIS, PyTorch) in one run, interleaved: one table on stdout, JSON in
+# build/bench/results.json. An OPENBLAS_CORETYPE inherited from the shell is
+# dropped (strata_bench picks OpenBLAS's best kernels for the CPU); run the
+# binary directly to keep it.
 bench: bench-deps build
-	./$(BUILD)/bench/strata_bench --out $(BUILD)/bench/results.json
+	env -u OPENBLAS_CORETYPE ./$(BUILD)/bench/strata_bench --out $(BUILD)/bench/results.json
+
+# The same run with strata and every peer restricted to AVX2, so the AVX2 paths
+# are measured on an AVX-512 machine too: JSON in build/bench/results_avx2.json.
+bench-avx2: bench-deps build
+	STRATA_ISA=avx2 DNNL_MAX_CPU_ISA=AVX2 OPENBLAS_CORETYPE=Haswell ATEN_CPU_CAPABILITY=avx2 \
+	  ./$(BUILD)/bench/strata_bench --out $(BUILD)/bench/results_avx2.json
 
 # The whole test suite again, built with clang 14, AddressSanitizer and UBSan
 # (and without CUDA, so CI also checks the CPU-only build). With `make test`

@@ -36,6 +36,9 @@ struct Workload {
   // reported under its name in the row (for example the MiB a tape retains).
   std::vector<std::pair<std::string, std::function<double()>>> measures;
   std::vector<Peer> peers;
+  // Peers the row also reports strata against as "strata_over_<peer>": the
+  // median over the turns of strata's time / that peer's time in the same turn.
+  std::vector<std::string> relative_to;
 };
 
 // Every registered workload with its group (lower groups run first).

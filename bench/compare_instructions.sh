@@ -26,9 +26,14 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # Instructions of `bin --filter row --reps r`, or empty when the run failed.
+# strata alone with one warm-up call (--no-peers --warmup-calls 1: a fixed
+# amount of work); binaries older than those flags run as they did.
 count() {
+  local flags=(--no-peers --warmup-calls 1)
+  "$1" --no-peers --warmup-calls 1 --filter no_such_row --no-limits --out "$tmp/probe.json" \
+    > /dev/null 2>&1 || flags=(--no-torch)
   OMP_WAIT_POLICY=PASSIVE valgrind --tool=callgrind --callgrind-out-file=/dev/null \
-    "$1" --filter "$2" --reps "$3" --threads 1 --no-torch --no-limits --out "$tmp/out.json" \
+    "$1" --filter "$2" --reps "$3" --threads 1 "${flags[@]}" --no-limits --out "$tmp/out.json" \
     > /dev/null 2> "$tmp/err" || true
   grep -o "Collected : [0-9]*" "$tmp/err" | grep -o "[0-9]*" || true
 }

@@ -6,9 +6,11 @@
 // Best configuration, each with 2 of its own threads:
 //   OpenBLAS 0.3.21 picks its kernel by CPU model and does not know recent
 //   Xeons (it falls back to SSE3 kernels, ~6x slow). On a CPU with AVX-512 we
-//   set OPENBLAS_CORETYPE=SkylakeX before loading it, which is read only when
-//   the library loads; this file loads it, so the setting always takes effect.
-//   BLIS chooses its kernels from the CPU's feature flags.
+//   set OPENBLAS_CORETYPE=SkylakeX before loading it, unless the environment
+//   sets it (make bench-avx2: Haswell); it is read only when the library
+//   loads, and this file loads it, so the setting always takes effect.
+//   BLIS chooses its kernels from the CPU's feature flags (0.9.0 does not
+//   know AMD family 26, Zen 5, and runs its generic kernels there).
 #include <dlfcn.h>
 
 #include <cstdio>
@@ -98,6 +100,11 @@ Peer blas_peer(const BlasLib& (*lib)(), const char* name, int64_t n, bool bt) {
 }
 
 }  // namespace
+
+void load_blas_peers() {
+  openblas();
+  blis();
+}
 
 std::vector<Peer> blas_peers(int64_t n, bool bt) {
   return {blas_peer(openblas, "openblas", n, bt), blas_peer(blis, "blis", n, bt)};

@@ -6,7 +6,9 @@
 // needs OpenMP, which would be a second thread pool).
 //
 // Built as its own shared library with hidden symbols, so these -march=native
-// Eigen instantiations never mix with the baseline ones inside strata.
+// Eigen instantiations never mix with the baseline ones inside strata; built a
+// second time with -march=haswell (AVX2) for make bench-avx2. strata_bench
+// loads the one matching the instruction set in use (bench/peers.cpp).
 #include <Eigen/Core>
 #include <cstdint>
 #include <thread>
@@ -98,6 +100,38 @@ PEER_API void peer_eigen_sum(const float* x, int64_t rows, int64_t cols, int axi
     });
     g_keep = part[0] + part[1];
   }
+}
+
+// --- the closed-form Hessian (hessian_f64_n*) -------------------------------------
+// f(x) = sum(tanh(W x)^2) + sum(x^2) / 2. With t = tanh(W x):
+//   grad f = W^T (2 t (1 - t^2)) + x
+//   H      = W^T diag((2 - 6 t^2) (1 - t^2)) W + I
+// (d/dz of 2 tanh(z) - 2 tanh(z)^3 is (2 - 6 t^2)(1 - t^2)).
+
+using RowMatD = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+/// The Hessian of f at x for a row-major n x n W, into a new matrix (from
+/// n = 128 on two threads, split by columns of H); copied row-major to h
+/// unless h is null.
+PEER_API void peer_eigen_hessian_tanh(const double* w, const double* x, int64_t n, double* h) {
+  const Eigen::Map<const RowMatD> W(w, n, n);
+  const Eigen::Map<const Eigen::VectorXd> X(x, n);
+  const Eigen::ArrayXd t = (W * X).array().tanh();
+  const Eigen::VectorXd d = ((2.0 - 6.0 * t.square()) * (1.0 - t.square())).matrix();
+  RowMatD H(n, n);
+  auto columns = [&](int64_t lo, int64_t hi) {
+    H.middleCols(lo, hi - lo).noalias() =
+        W.transpose() * (d.asDiagonal() * W.middleCols(lo, hi - lo));
+  };
+  // A second thread only where the product outweighs starting one (~50 us).
+  if (n >= 128) {
+    two_threads(n, columns);
+  } else {
+    columns(0, n);
+  }
+  H.diagonal().array() += 1.0;
+  if (h) Eigen::Map<RowMatD>(h, n, n) = H;
+  g_keep = float(H(0, 0));
 }
 
 // --- the MLP training step (mlp_train_step_b128) -----------------------------------

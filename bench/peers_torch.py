@@ -10,10 +10,17 @@ CPU with AVX-512 (OpenBLAS 0.3.21 does not recognise recent Xeons and falls
 back to SSE3 kernels; Debian's torch 1.13 defaults to its AVX2 kernels). All
 must be set before torch loads, so this script sets them first.
 
+  peers_torch.py --serve
   peers_torch.py --out FILE [--filter SUBSTRING] [--reps N]
 
-Writes {"config": ..., "results": [{"name", "median", "min", "max", "reps"}]}
-with times in milliseconds ({"name", "error"} for a row that raised). Results are new tensors, as a user gets them.
+--serve is how strata_bench runs it: one persistent process, driven row by
+row over its stdin and stdout (see serve()), so that PyTorch's repetitions
+alternate with strata's and the other peers' within each workload. --out runs
+every row on its own and writes {"config": ..., "results": [{"name",
+"median", "min", "max", "reps"}]} with times in milliseconds ({"name",
+"error"} for a row that raised). Results are new tensors, as a user gets them.
+Restricted to AVX2 (make bench-avx2), the caller sets OPENBLAS_CORETYPE=Haswell
+and ATEN_CPU_CAPABILITY=avx2, which the defaults below leave alone.
 Where torch sees a CUDA device it also times the cuda_* rows of
 bench/gpu_workloads.cpp (bench/gpu_check.sh runs them with --filter cuda_).
 """
@@ -301,16 +308,117 @@ def cuda_workloads():
     yield "cuda_jacrev_f32_n1024", jacrev, None, 1
 
 
+def all_workloads(default_reps=10):
+    """(name, make, reps, warmup calls) for every row this machine's torch can run."""
+    work = [(name, make, default_reps, 1) for name, make in raw_workloads()]
+    return work + list(nn_workloads()) + list(ad_workloads()) + list(cuda_workloads())
+
+
+def torch_config():
+    config = {
+        "torch": torch.__version__,
+        "threads": torch.get_num_threads(),
+        "env": {k: os.environ.get(k, "") for k in
+                ("OMP_NUM_THREADS", "OMP_WAIT_POLICY", "OPENBLAS_CORETYPE", "ATEN_CPU_CAPABILITY",
+                 "OPENBLAS_THREAD_TIMEOUT")},
+        "cpu_capability": torch.backends.cpu.get_cpu_capability()
+        if hasattr(torch.backends, "cpu") and hasattr(torch.backends.cpu, "get_cpu_capability")
+        else "",
+    }
+    if torch.cuda.is_available():
+        config["cuda"] = {
+            "device": torch.cuda.get_device_name(0),
+            "cuda": torch.version.cuda,
+            "matmul_allow_tf32": torch.backends.cuda.matmul.allow_tf32,
+        }
+    return config
+
+
+def timed_turn(body, reps, warm_s, warm_calls):
+    """One turn of an interleaved measurement: warm up (at least warm_calls calls and
+    warm_s seconds; nothing when both are 0), then `reps` timed calls, in ms."""
+    if warm_s < 0:  # strata_bench --warmup-calls: exactly -warm_s * 1000 calls
+        warm_calls, warm_s = max(warm_calls, round(-warm_s * 1e3)), 0
+    t_end = time.perf_counter() + warm_s
+    i = 0
+    while i < warm_calls or (warm_s > 0 and time.perf_counter() < t_end):
+        body()
+        i += 1
+    ts = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        body()
+        ts.append((time.perf_counter() - t0) * 1e3)
+    return ts
+
+
+def serve():
+    """strata_bench's persistent child: one command a line on stdin, one reply a line.
+
+      list                         -> rows NAME...
+      setup ROW                    -> ok | none (no such row) | error MESSAGE
+      run ROW REPS WARM_MS         -> ok MS... | error MESSAGE
+      quit (or end of input)       -> exits
+
+    Replies go to the original stdout; anything torch or a row prints goes to
+    stderr, so it can never break the protocol. The first line is
+    "ready CONFIG_JSON". The parent sets PR_SET_PDEATHSIG on this process and
+    closing its end of the pipe ends the loop, so the child never outlives it.
+    """
+    proto = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+
+    def reply(line):
+        proto.write(line.replace("\n", " ") + "\n")
+        proto.flush()
+
+    work = {name: (make, warmup) for name, make, _, warmup in all_workloads()}
+    bodies = {}  # row -> [body, warm-up calls still owed before its first timing]
+    reply("ready " + json.dumps(torch_config()))
+    for line in sys.stdin:
+        cmd = line.split()
+        if not cmd:
+            continue
+        try:
+            if cmd[0] == "quit":
+                break
+            if cmd[0] == "list":
+                reply("rows " + " ".join(work))
+            elif cmd[0] == "setup":
+                bodies.clear()  # free the previous row's inputs
+                if cmd[1] not in work:
+                    reply("none")
+                    continue
+                make, warmup = work[cmd[1]]
+                bodies[cmd[1]] = [make(), warmup]
+                reply("ok")
+            elif cmd[0] == "run":
+                entry = bodies[cmd[1]]
+                ts = timed_turn(entry[0], int(cmd[2]), float(cmd[3]) / 1e3, entry[1])
+                entry[1] = 0
+                reply("ok " + " ".join(f"{t:.6f}" for t in ts))
+            else:
+                reply(f"error unknown command {cmd[0]}")
+        except Exception as e:  # one failing row must not cost the others
+            reply(f"error {type(e).__name__}: {e}")
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--out", required=True)
+    ap.add_argument("--serve", action="store_true",
+                    help="run as strata_bench's persistent child (see serve())")
+    ap.add_argument("--out")
     ap.add_argument("--filter", default="")
     ap.add_argument("--reps", type=int, default=10)
     args = ap.parse_args()
+    if args.serve:
+        serve()
+        return
+    if not args.out:
+        ap.error("--out FILE or --serve")
     rows = []
-    work = [(name, make, args.reps, 1) for name, make in raw_workloads()]
-    work += list(nn_workloads()) + list(ad_workloads()) + list(cuda_workloads())
-    for name, make, reps, warmup in work:
+    for name, make, reps, warmup in all_workloads(args.reps):
         if args.filter and args.filter not in name:
             continue
         reps = max(reps, args.reps) if name.startswith("mlp") else args.reps
@@ -322,23 +430,8 @@ def main():
             continue
         rows.append({"name": name, "median": statistics.median(ts), "min": min(ts),
                      "max": max(ts), "reps": reps})
-    config = {
-        "torch": torch.__version__,
-        "threads": torch.get_num_threads(),
-        "env": {k: os.environ.get(k, "") for k in
-                ("OMP_NUM_THREADS", "OMP_WAIT_POLICY", "OPENBLAS_CORETYPE", "ATEN_CPU_CAPABILITY")},
-        "cpu_capability": torch.backends.cpu.get_cpu_capability()
-        if hasattr(torch.backends, "cpu") and hasattr(torch.backends.cpu, "get_cpu_capability")
-        else "",
-    }
-    if torch.cuda.is_available():
-        config["cuda"] = {
-            "device": torch.cuda.get_device_name(0),
-            "cuda": torch.version.cuda,
-            "matmul_allow_tf32": torch.backends.cuda.matmul.allow_tf32,
-        }
     with open(args.out, "w") as f:
-        json.dump({"config": config, "results": rows}, f, indent=1)
+        json.dump({"config": torch_config(), "results": rows}, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -4,41 +4,65 @@
 // and writes it as JSON.
 //
 //   strata_bench [--filter SUBSTRING] [--reps N] [--threads N] [--out FILE]
-//                [--no-torch] [--no-limits]
+//                [--no-torch] [--no-peers] [--no-limits] [--warmup-calls N]
 //
-// Each workload and each peer warms up (at least one call and 100 ms: caches,
-// the allocator's free lists, idle cores), then `reps` timed repetitions; the
-// JSON holds the median, min and max in milliseconds:
-//   {"limits": {...}, "results": [{"name", "unit": "ms", "median", "min",
-//    "max", ..., "peers": [{"name", "median", "min", "max"}, ...]}]}
+// Interleaved: within each workload, strata and every peer take turns, one
+// timed repetition each per round, the first contestant rotating from round
+// to round (A B C, B C A, C A B, ...), so a host whose speed drifts within
+// minutes slows every contestant alike. Each turn warms up first (100 ms of
+// calls in the first round, then 20 ms, none for bodies over 50 ms): caches,
+// the allocator's free lists, the last contestant's cold data. PyTorch is one
+// persistent child process (bench/peers_torch.py --serve, bench/torch_peer.hpp)
+// started once and driven row by row over pipes; when it is missing or
+// breaks, its column is "-" and the run goes on. --no-peers times strata
+// alone; --warmup-calls N replaces the timed warm-ups by N calls before each
+// contestant's first turn and none after (a fixed amount of work, for
+// bench/compare_instructions.sh's instruction counts).
+//
+// The JSON holds per row and per peer the median, min, max and quartiles
+// (q1, q3) of the `reps` times in milliseconds, the machine (cpu) and the
+// instruction set strata's kernels use (isa, at the top and in every row):
+//   {"cpu", "isa", "onednn_isa", "env", "method", "limits": {...},
+//    "results": [{"name", "unit": "ms", "median", "min", "max", "q1", "q3",
+//    "isa", "cpu", ..., "peers": [{"name", "median", "min", "max", "q1", "q3"}]}]}
 // Rows with a flop count carry "gflops"; rows with a byte count (read +
 // written) carry "gb_per_s", "limit_ms" (the time the measured bandwidth
 // allows for those bytes) and "of_limit" (limit_ms / median); rows that count
-// primitive ops carry "us_per_op". PyTorch's rows come from
-// bench/peers_torch.py run with $STRATA_BENCH_PYTHON, default /usr/bin/python3
-// (skipped with a message when torch is not installed), matched by workload
-// name. "ratio" is the fastest peer's median over strata's: above 1, strata is
+// primitive ops carry "us_per_op"; rows with `relative_to` peers carry
+// "strata_over_<peer>" (the median over rounds of strata's time / the peer's).
+// "ratio" is the fastest peer's median over strata's: above 1, strata is
 // faster. A workload or peer that throws is reported with its message
 // ("error") and the run goes on to the next.
+//
+// STRATA_ISA=avx2 (make bench-avx2) restricts the peers too, unless already
+// set: DNNL_MAX_CPU_ISA=AVX2, OPENBLAS_CORETYPE=Haswell,
+// ATEN_CPU_CAPABILITY=avx2, and the Eigen peer built with -march=haswell.
 // Speed is measured here, never asserted in tests.
+#include <dlfcn.h>
+#include <signal.h>
 #include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <fstream>
 #include <functional>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "bench/bench.hpp"
 #include "bench/peers.hpp"
+#include "bench/torch_peer.hpp"
 
 namespace bench {
 
@@ -60,11 +84,32 @@ namespace {
 namespace st = strata;
 using bench::Workload;
 
+// The type-7 (linear) quantile of sorted values.
+double quantile(const std::vector<double>& sorted, double q) {
+  const double pos = q * double(sorted.size() - 1);
+  const std::size_t lo = std::size_t(pos);
+  const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (pos - double(lo)) * (sorted[hi] - sorted[lo]);
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  return quantile(v, 0.5);
 }
+
+struct Timing {
+  double median = 0, min = 0, max = 0, q1 = 0, q3 = 0;
+  explicit Timing(std::vector<double> t = {0}) {
+    std::sort(t.begin(), t.end());
+    median = quantile(t, 0.5), q1 = quantile(t, 0.25), q3 = quantile(t, 0.75);
+    min = t.front(), max = t.back();
+  }
+  // Half the interquartile range, as a fraction of the median.
+  double spread() const { return median > 0 ? 0.5 * (q3 - q1) / median : 0; }
+  nlohmann::json json() const {
+    return {{"median", median}, {"min", min}, {"max", max}, {"q1", q1}, {"q3", q3}};
+  }
+};
 
 std::vector<Workload> workloads() {
   std::vector<bench::Entry> entries = bench::registry();
@@ -75,72 +120,65 @@ std::vector<Workload> workloads() {
   return w;
 }
 
-struct Timing {
-  double median = 0, min = 0, max = 0;
-  int reps = 0;
-};
-
-// Pause before each timed body: OpenBLAS's worker threads keep spinning
-// (sched_yield) for about 2^28 cycles after its last call, and libgomp's for
-// a while too, so without it the row timed right after a BLAS peer (e.g.
-// strata's matmul_f32_bt_n256 after matmul_f32_n256's peers) shares its 2
-// cores with them. 300 ms outlasts both spins.
+// Pause before each workload: OpenBLAS's worker threads keep spinning
+// (sched_yield) after its last call (OPENBLAS_THREAD_TIMEOUT, set below, cuts
+// that to about 2^20 cycles) and libgomp's for a while too, so the next row
+// would share its 2 cores with them. 300 ms outlasts both.
 void settle() { std::this_thread::sleep_for(std::chrono::milliseconds(300)); }
 
-// Warm-up: at least one call and at least 100 ms of calls. After the cores
-// idled (settle), a 2-core KVM guest runs the first milliseconds of
-// two-threaded work up to 2x slow; one warm-up call left sub-millisecond rows
-// (matmul_f32_bt_n256) bimodal between runs, 100 ms makes them steady.
-constexpr auto kWarmup = std::chrono::milliseconds(100);
+// Warm-up per turn. After the cores idled (settle), a 2-core KVM guest runs
+// the first milliseconds of two-threaded work up to 2x slow; 100 ms of calls
+// before a contestant's first timing made sub-millisecond rows
+// (matmul_f32_bt_n256) steady. Later turns follow another contestant's work
+// on busy cores and only reload their own data: 20 ms, nothing for bodies
+// whose last timing took longer than 50 ms.
+constexpr double kFirstWarmMs = 100, kTurnWarmMs = 20, kLongBodyMs = 50;
 
-Timing time_body(const bench::Body& body, int reps) {
-  settle();
-  const auto warm_until = std::chrono::steady_clock::now() + kWarmup;
-  do {
-    body();
-  } while (std::chrono::steady_clock::now() < warm_until);
+// One turn of a C++ body: warm-up for warm_ms (at least one call; none when
+// 0; exactly -warm_ms calls when negative), then `reps` timed calls.
+std::vector<double> cpp_turn(const bench::Body& body, int reps, double warm_ms) {
+  using clock = std::chrono::steady_clock;
+  for (int i = 0; i < int(-warm_ms); ++i) body();
+  if (warm_ms > 0) {
+    const auto until = clock::now() + std::chrono::duration<double, std::milli>(warm_ms);
+    do {
+      body();
+    } while (clock::now() < until);
+  }
   std::vector<double> times;
   for (int r = 0; r < reps; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
+    const auto t0 = clock::now();
     body();
-    const auto t1 = std::chrono::steady_clock::now();
+    const auto t1 = clock::now();
     times.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
   }
-  return {median(times), *std::min_element(times.begin(), times.end()),
-          *std::max_element(times.begin(), times.end()), reps};
+  return times;
 }
 
-// Runs bench/peers_torch.py; its rows by name (empty when torch is missing).
-std::map<std::string, Timing> run_torch(const std::string& filter, int reps,
-                                        nlohmann::json& config) {
-  std::map<std::string, Timing> rows;
-  const std::string out = "/tmp/strata_bench_torch_" + std::to_string(getpid()) + ".json";
-  const char* python = std::getenv("STRATA_BENCH_PYTHON");
-  std::string cmd = std::string(python && *python ? python : "/usr/bin/python3") + " " +
-                    std::string(STRATA_BENCH_TORCH_SCRIPT) + " --out " + out + " --reps " +
-                    std::to_string(reps);
-  if (!filter.empty()) cmd += " --filter '" + filter + "'";
-  std::printf("peer pytorch: running %s\n", cmd.c_str());
-  std::fflush(stdout);
-  const int rc = std::system(cmd.c_str());
-  std::ifstream in(out);
-  if (rc != 0 || !in) {
-    std::printf("peer pytorch: skipped (script exit status %d)\n", rc);
-    return rows;
-  }
-  const nlohmann::json j = nlohmann::json::parse(in);
-  std::remove(out.c_str());
-  config = j["config"];
-  std::printf("peer pytorch: %s\n", config.dump().c_str());
-  for (const auto& r : j["results"]) {
-    if (r.contains("error")) {
-      std::printf("peer pytorch: %s: %s\n", r["name"].get<std::string>().c_str(),
-                  r["error"].get<std::string>().c_str());
-      continue;
+// strata or one peer within a workload: one timed repetition per turn.
+struct Contestant {
+  std::string name;
+  std::function<std::vector<double>(double warm_ms, std::string& error)> turn;
+  std::vector<double> times;
+  std::string error;
+};
+
+// Runs `reps` rounds over the contestants, each round starting one later.
+// warmup_calls >= 0: that many calls before the first turn, none after.
+void interleave(std::vector<Contestant>& cs, int reps, int warmup_calls) {
+  for (int r = 0; r < reps; ++r) {
+    for (std::size_t k = 0; k < cs.size(); ++k) {
+      Contestant& c = cs[(std::size_t(r) + k) % cs.size()];
+      if (!c.error.empty()) continue;
+      double warm = c.times.empty()                 ? kFirstWarmMs
+                    : c.times.back() >= kLongBodyMs ? 0.0
+                                                    : kTurnWarmMs;
+      if (warmup_calls >= 0) warm = c.times.empty() ? -double(warmup_calls) : 0.0;
+      std::vector<double> t = c.turn(warm, c.error);
+      if (t.empty() && c.error.empty()) c.error = "no time";
+      if (!t.empty()) c.times.push_back(t.front());
     }
-    rows[r["name"]] = {r["median"], r["min"], r["max"], r["reps"]};
   }
-  return rows;
 }
 
 std::string fmt_ms(double ms) {
@@ -149,9 +187,69 @@ std::string fmt_ms(double ms) {
   return buf;
 }
 
+// "median ±s%": s is half the interquartile range in % of the median.
+std::string fmt_cell(const Timing& t) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%s ±%2.0f%%", fmt_ms(t.median).c_str(), 100 * t.spread());
+  return buf;
+}
+
+// The instruction set oneDNN's JIT uses (DNNL_MAX_CPU_ISA caps it), when strata
+// links oneDNN: the value of dnnl_get_effective_cpu_isa() by name.
+std::string onednn_isa() {
+  using Query = int (*)();
+  auto q = reinterpret_cast<Query>(dlsym(RTLD_DEFAULT, "dnnl_get_effective_cpu_isa"));
+  if (!q) return "";
+  switch (q()) {
+    case 0x1:
+      return "sse41";
+    case 0x3:
+      return "avx";
+    case 0x7:
+      return "avx2";
+    case 0x407:
+      return "avx2_vnni";
+    case 0x27:
+      return "avx512_core";
+    case 0x67:
+      return "avx512_core_vnni";
+    case 0xe7:
+      return "avx512_core_bf16";
+    case 0x3e7:
+      return "avx512_core_amx";
+    default: {
+      char buf[16];
+      std::snprintf(buf, sizeof buf, "0x%x", unsigned(q()));
+      return buf;
+    }
+  }
+}
+
+// The environment that selects instruction sets and threads, as the run saw it.
+nlohmann::json isa_env() {
+  nlohmann::json env = nlohmann::json::object();
+  for (const char* k : {"STRATA_ISA", "DNNL_MAX_CPU_ISA", "OPENBLAS_CORETYPE",
+                        "ATEN_CPU_CAPABILITY", "OPENBLAS_THREAD_TIMEOUT", "OMP_WAIT_POLICY"}) {
+    if (const char* v = std::getenv(k)) env[k] = v;
+  }
+  return env;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Restricted to AVX2 (make bench-avx2): the peers likewise, unless set already.
+  // All are read when each library loads or first runs, after this point.
+  if (const char* isa = std::getenv("STRATA_ISA"); isa && std::strcmp(isa, "avx2") == 0) {
+    setenv("DNNL_MAX_CPU_ISA", "AVX2", 0);
+    setenv("OPENBLAS_CORETYPE", "Haswell", 0);
+    setenv("ATEN_CPU_CAPABILITY", "avx2", 0);
+  }
+  // OpenBLAS's threads spin for 2^28 cycles (about 0.1 s) after each call by
+  // default; interleaved, that would steal a core from the next contestant's
+  // turn. 2^20 cycles (under 1 ms) still spans the gap between its back-to-back
+  // calls within a turn. The PyTorch child inherits it.
+  setenv("OPENBLAS_THREAD_TIMEOUT", "20", 0);
   // Passive OpenMP waiting for every library in this process (oneDNN's and
   // BLIS's libgomp): an actively spinning OpenMP team left behind by one
   // peer otherwise steals a core from the next row (matmul_f32_bt_n256 ran
@@ -162,12 +260,14 @@ int main(int argc, char** argv) {
     execv("/proc/self/exe", argv);
     std::perror("strata_bench: execv");  // not reached on success; run on regardless
   }
+  signal(SIGPIPE, SIG_IGN);  // a dead PyTorch child is an error reply, not our death
   // Default output: results.json beside the executable (build/bench/results.json).
   std::string out_path = std::string(argv[0]);
   out_path = out_path.substr(0, out_path.find_last_of('/') + 1) + "results.json";
   std::string filter;
   int reps = 10, threads = 2;
-  bool torch = true, limits_on = true;
+  int warmup_calls = -1;  // -1: timed warm-ups
+  bool torch_on = true, peers_on = true, limits_on = true;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     auto next = [&]() -> std::string {
@@ -186,22 +286,32 @@ int main(int argc, char** argv) {
     else if (arg == "--out")
       out_path = next();
     else if (arg == "--no-torch")
-      torch = false;
+      torch_on = false;
+    else if (arg == "--no-peers")
+      peers_on = false, torch_on = false;
     else if (arg == "--no-limits")
       limits_on = false;
+    else if (arg == "--warmup-calls")
+      warmup_calls = std::max(0, std::atoi(next().c_str()));
     else {
       std::cerr << "usage: strata_bench [--filter S] [--reps N] [--threads N] [--out FILE]"
-                   " [--no-torch] [--no-limits]\n";
+                   " [--no-torch] [--no-peers] [--no-limits] [--warmup-calls N]\n";
       return 2;
     }
   }
   st::set_num_threads(threads);
-  std::cout << "strata_bench: " << threads << " threads, " << reps << " reps (medians in ms)\n";
+  const std::string cpu = bench::cpu_model(), isa = bench::isa_in_use(), dnnl = onednn_isa();
+  const nlohmann::json env = isa_env();
+  std::cout << "strata_bench: " << threads << " threads, " << reps
+            << " rounds, strata and its peers interleaved (median ms ±half the interquartile "
+               "range, in % of the median)\n";
+  std::printf("cpu: %s; isa: %s (strata's kernels)%s%s; env: %s\n", cpu.c_str(), isa.c_str(),
+              dnnl.empty() ? "" : ", oneDNN ", dnnl.c_str(), env.dump().c_str());
 
   bench::Limits lim;
   nlohmann::json limits_json;
   if (limits_on) {
-    lim = bench::measure_limits(threads);
+    lim = bench::measure_limits(threads, isa);
     std::printf(
         "limits: copy %.1f GB/s, triad %.1f GB/s (read + written, %d threads); "
         "f32 peak %.0f GFLOP/s (%s)\n",
@@ -213,63 +323,130 @@ int main(int argc, char** argv) {
                    {"f32_peak_isa", lim.fma_isa},
                    {"threads", threads}};
   }
-  nlohmann::json torch_config;
-  std::map<std::string, Timing> torch_rows;
-  if (torch) torch_rows = run_torch(filter, reps, torch_config);
+  try {
+    std::printf("peer eigen: %s\n", bench::eigen_lib().path.c_str());
+  } catch (const std::exception& e) {
+    std::printf("peer eigen: skipped (%s)\n", e.what());
+  }
+
+  if (peers_on) bench::load_blas_peers();
+
+  std::unique_ptr<bench::TorchPeer> torch;
+  std::set<std::string> torch_rows;
+  if (torch_on) {
+    const char* python = std::getenv("STRATA_BENCH_PYTHON");
+    const std::string py = python && *python ? python : "/usr/bin/python3";
+    std::printf("peer pytorch: starting %s %s --serve\n", py.c_str(), STRATA_BENCH_TORCH_SCRIPT);
+    std::fflush(stdout);
+    torch = std::make_unique<bench::TorchPeer>(py, STRATA_BENCH_TORCH_SCRIPT);
+    if (torch->ok()) {
+      for (const std::string& r : torch->rows()) torch_rows.insert(r);
+    }
+    if (torch->ok()) {
+      std::printf("peer pytorch: %s\n", torch->config().dump().c_str());
+    } else {
+      std::printf("peer pytorch: skipped (%s)\n", torch->why().c_str());
+    }
+  }
 
   std::vector<std::string> peer_names = {"eigen", "openblas", "blis"};
-  if (!torch_rows.empty()) peer_names.push_back("pytorch");
-  std::printf("\n%-28s %10s", "workload", "strata");
-  for (const auto& p : peer_names) std::printf(" %10s", p.c_str());
+  if (torch && torch->ok()) peer_names.push_back("pytorch");
+  constexpr int kCell = 16;
+  std::printf("\n%-28s %*s", "workload", kCell, "strata");
+  for (const auto& p : peer_names) std::printf(" %*s", kCell, p.c_str());
   std::printf(" %7s  %s\n", "ratio", "strata rate");
 
   nlohmann::json results = nlohmann::json::array();
   for (const Workload& w : workloads()) {
     if (!filter.empty() && w.name.find(filter) == std::string::npos) continue;
+    torch_rows.erase(w.name);
+    settle();
     // Each workload starts from an empty allocator cache, as in a fresh
     // process: blocks cached by earlier (GB-sized) workloads would otherwise
     // fill the cache's limit and send this one's frees back to the system.
     st::cpu_allocator().empty_cache();
-    Timing t;
+    std::vector<Contestant> cs;
+    nlohmann::json peer_errors = nlohmann::json::object();
     try {
-      t = time_body(w.setup(), reps);
+      bench::Body body = w.setup();
+      cs.push_back(
+          {"strata", [body](double warm, std::string&) { return cpp_turn(body, 1, warm); }});
     } catch (const std::exception& e) {
       std::printf("%-28s error: %s\n", w.name.c_str(), e.what());
       std::fflush(stdout);
-      results.push_back({{"name", w.name}, {"error", e.what()}});
-      torch_rows.erase(w.name);
+      results.push_back({{"name", w.name}, {"error", e.what()}, {"isa", isa}, {"cpu", cpu}});
       continue;
     }
-    nlohmann::json row{{"name", w.name}, {"unit", "ms"}, {"median", t.median}, {"min", t.min},
-                       {"max", t.max},   {"reps", reps}, {"threads", threads}};
-    std::map<std::string, Timing> peer_t;
-    nlohmann::json peer_errors = nlohmann::json::object();
-    for (const bench::Peer& p : w.peers) {
+    for (const bench::Peer& p : peers_on ? w.peers : std::vector<bench::Peer>{}) {
       try {
-        const bench::Body body = p.setup();
-        if (body) peer_t[p.name] = time_body(body, reps);
+        bench::Body body = p.setup();
+        if (body) {
+          cs.push_back(
+              {p.name, [body](double warm, std::string&) { return cpp_turn(body, 1, warm); }});
+        }
       } catch (const std::exception& e) {
         peer_errors[p.name] = e.what();
       }
     }
-    if (!peer_errors.empty()) row["peer_errors"] = peer_errors;
-    if (auto it = torch_rows.find(w.name); it != torch_rows.end()) {
-      peer_t["pytorch"] = it->second;
-      torch_rows.erase(it);
+    if (torch && torch->ok()) {
+      std::string error;
+      if (torch->setup(w.name, error)) {
+        bench::TorchPeer* t = torch.get();
+        const std::string row = w.name;
+        cs.push_back({"pytorch", [t, row](double warm, std::string& err) {
+                        return t->run(row, 1, warm, err);
+                      }});
+      } else if (!error.empty()) {
+        peer_errors["pytorch"] = error;
+      }
     }
+    // Contestants that throw while timed are reported like a failed setup.
+    auto turn_guard = [](Contestant& c) {
+      auto inner = c.turn;
+      c.turn = [inner](double warm, std::string& err) -> std::vector<double> {
+        try {
+          return inner(warm, err);
+        } catch (const std::exception& e) {
+          err = e.what();
+          return {};
+        }
+      };
+    };
+    for (Contestant& c : cs) turn_guard(c);
+    interleave(cs, reps, warmup_calls);
+    if (!cs[0].error.empty()) {
+      std::printf("%-28s error: %s\n", w.name.c_str(), cs[0].error.c_str());
+      std::fflush(stdout);
+      results.push_back({{"name", w.name}, {"error", cs[0].error}, {"isa", isa}, {"cpu", cpu}});
+      continue;
+    }
+    const Timing t(cs[0].times);
+    nlohmann::json row{{"name", w.name},     {"unit", "ms"}, {"reps", reps},
+                       {"threads", threads}, {"isa", isa},   {"cpu", cpu}};
+    row.update(t.json());
+    std::map<std::string, Timing> peer_t;
+    for (std::size_t k = 1; k < cs.size(); ++k) {
+      if (!cs[k].error.empty()) {
+        peer_errors[cs[k].name] = cs[k].error;
+      } else {
+        peer_t[cs[k].name] = Timing(cs[k].times);
+      }
+    }
+    if (!peer_errors.empty()) row["peer_errors"] = peer_errors;
     nlohmann::json peers = nlohmann::json::array();
     double best_peer = 0;
     for (const auto& [name, pt] : peer_t) {
-      nlohmann::json pr{{"name", name}, {"median", pt.median}, {"min", pt.min}, {"max", pt.max}};
+      nlohmann::json pr{{"name", name}};
+      pr.update(pt.json());
       if (w.flops > 0) pr["gflops"] = w.flops / (pt.median * 1e-3) / 1e9;
       peers.push_back(pr);
       if (best_peer == 0 || pt.median < best_peer) best_peer = pt.median;
     }
     row["peers"] = peers;
-    std::printf("%-28s %10s", w.name.c_str(), fmt_ms(t.median).c_str());
+    std::printf("%-28s %*s", w.name.c_str(), kCell, fmt_cell(t).c_str());
     for (const auto& p : peer_names) {
       auto it = peer_t.find(p);
-      std::printf(" %10s", it == peer_t.end() ? "-" : fmt_ms(it->second.median).c_str());
+      std::printf(" %*s", kCell, it == peer_t.end() ? "-" : fmt_cell(it->second).c_str());
     }
     if (best_peer > 0) {
       row["ratio"] = best_peer / t.median;
@@ -299,6 +476,19 @@ int main(int argc, char** argv) {
       row["us_per_op"] = us_per_op;
       std::printf(" %.3f us/op", us_per_op);
     }
+    // strata / a peer, paired round by round (both timed within the same round).
+    for (const std::string& rel : w.relative_to) {
+      auto it = std::find_if(cs.begin(), cs.end(), [&](const Contestant& c) {
+        return c.name == rel && c.error.empty() && c.times.size() == cs[0].times.size();
+      });
+      if (it == cs.end()) continue;
+      std::vector<double> q;
+      for (std::size_t r = 0; r < cs[0].times.size(); ++r)
+        q.push_back(cs[0].times[r] / it->times[r]);
+      const double m = median(q);
+      row["strata_over_" + rel] = m;
+      std::printf(" strata/%s %.2fx", rel.c_str(), m);
+    }
     for (const auto& [name, measure] : w.measures) {
       const double v = measure();
       row[name] = v;
@@ -307,7 +497,7 @@ int main(int argc, char** argv) {
     // Peers of this workload only (a copy of the same bytes, a hand-written loop, ...).
     for (const auto& [name, pt] : peer_t) {
       if (std::find(peer_names.begin(), peer_names.end(), name) == peer_names.end()) {
-        std::printf("  [%s %s ms]", name.c_str(), fmt_ms(pt.median).c_str());
+        std::printf("  [%s %s]", name.c_str(), fmt_cell(pt).c_str());
       }
     }
     for (const auto& [name, message] : peer_errors.items()) {
@@ -317,21 +507,37 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
     results.push_back(row);
   }
-  for (const auto& [name, pt] : torch_rows) {  // PyTorch rows strata has no workload for (yet)
-    std::printf("%-28s %10s", name.c_str(), "-");
+  // PyTorch rows strata has no workload for (yet), timed alone.
+  for (const std::string& name : torch_rows) {
+    if (!filter.empty() && name.find(filter) == std::string::npos) continue;
+    if (!torch->ok()) break;
+    std::string error;
+    if (!torch->setup(name, error)) continue;
+    std::vector<Contestant> cs{{"pytorch", [&torch, name](double warm, std::string& err) {
+                                  return torch->run(name, 1, warm, err);
+                                }}};
+    interleave(cs, reps, warmup_calls);
+    if (!cs[0].error.empty()) continue;
+    const Timing pt(cs[0].times);
+    std::printf("%-28s %*s", name.c_str(), kCell, "-");
     for (const auto& p : peer_names) {
-      std::printf(" %10s", p == "pytorch" ? fmt_ms(pt.median).c_str() : "-");
+      std::printf(" %*s", kCell, p == "pytorch" ? fmt_cell(pt).c_str() : "-");
     }
     std::printf("\n");
-    results.push_back(
-        {{"name", name},
-         {"unit", "ms"},
-         {"peers",
-          {{{"name", "pytorch"}, {"median", pt.median}, {"min", pt.min}, {"max", pt.max}}}}});
+    nlohmann::json pr{{"name", "pytorch"}};
+    pr.update(pt.json());
+    results.push_back({{"name", name},
+                       {"unit", "ms"},
+                       {"isa", isa},
+                       {"cpu", cpu},
+                       {"peers", nlohmann::json::array({pr})}});
   }
-  nlohmann::json doc{{"results", results}};
+  nlohmann::json doc{{"cpu", cpu},   {"isa", isa},        {"env", env}, {"method", "interleaved"},
+                     {"reps", reps}, {"results", results}};
+  if (!dnnl.empty()) doc["onednn_isa"] = dnnl;
   if (limits_on) doc["limits"] = limits_json;
-  if (!torch_config.is_null()) doc["pytorch_config"] = torch_config;
+  if (torch && !torch->config().is_null()) doc["pytorch_config"] = torch->config();
+  if (torch && !torch->ok() && !torch->why().empty()) doc["pytorch_skipped"] = torch->why();
   std::ofstream(out_path) << doc.dump(2) << "\n";
   std::cout << "wrote " << out_path << "\n";
   return 0;

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 // Autodiff workloads: transforms timed whole, forward and backward together.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "bench/bench.hpp"
+#include "bench/peers.hpp"
 
 namespace bench {
 namespace {
@@ -57,6 +60,36 @@ Body checkpointed_mlp_grad(int64_t block) {
   return [=] { g_sink = st::grad(loss, x).raw(); };
 }
 
+// f(x) = sum(tanh(W x)^2) + sum(x^2) / 2, the hessian_f64_n* function.
+auto tanh_loss(const st::Tensor& W) {
+  return [W](const auto& x) {
+    const auto t = st::tanh(st::matmul(W, x));
+    return st::sum(t * t) + 0.5 * st::sum(x * x);
+  };
+}
+
+// Its closed-form Hessian in Eigen (bench/peers_eigen.cpp), for the same W and x as
+// the workload; checked once against st::hessian before it is timed.
+Body closed_form_hessian(int64_t n) {
+  const st::Tensor W = scaled_matrix(n, 11, st::f64);
+  const st::Tensor x = st::randn({n}, 12, st::f64);
+  auto w = std::make_shared<std::vector<double>>(W.to_vector<double>());
+  auto xv = std::make_shared<std::vector<double>>(x.to_vector<double>());
+  auto f = eigen_lib().hessian_tanh;
+  std::vector<double> closed(std::size_t(n * n));
+  f(w->data(), xv->data(), n, closed.data());
+  const std::vector<double> ad = st::hessian(tanh_loss(W), x).to_vector<double>();
+  double worst = 0;
+  for (std::size_t i = 0; i < ad.size(); ++i) {
+    worst = std::max(worst, std::abs(ad[i] - closed[i]) / (1.0 + std::abs(closed[i])));
+  }
+  if (!(worst <= 1e-10)) {
+    throw std::runtime_error("closed-form Hessian differs from st::hessian by " +
+                             std::to_string(worst) + " (relative)");
+  }
+  return [=] { f(w->data(), xv->data(), n, nullptr); };
+}
+
 // The transforms: their cost over the raw kernels is the per-op bookkeeping
 // (tape nodes, dual values), which the chain of tiny ops exposes, and the
 // batched pass (Batched<T>) of jacfwd, jacrev and hessian.
@@ -97,16 +130,17 @@ const Register kAd(20, [](std::vector<Workload>& w) {
                            }});
   w.push_back(tape);
   // f(x) = sum(tanh(W x)^2) + sum(x^2) / 2: forward over reverse, one batched pass.
+  // Peer: the closed form W^T diag((2 - 6 t^2)(1 - t^2)) W + I in Eigen, checked
+  // against st::hessian in its setup; the row reports strata / closed form.
   for (const int64_t n : {16, 64, 256}) {
-    w.push_back({"hessian_f64_n" + std::to_string(n), [n] {
-                   const st::Tensor W = scaled_matrix(n, 11, st::f64);
-                   const st::Tensor x = st::randn({n}, 12, st::f64);
-                   auto f = [W](const auto& x) {
-                     const auto t = st::tanh(st::matmul(W, x));
-                     return st::sum(t * t) + 0.5 * st::sum(x * x);
-                   };
-                   return [=] { g_sink = st::hessian(f, x).raw(); };
-                 }});
+    Workload h{"hessian_f64_n" + std::to_string(n), [n] {
+                 const st::Tensor W = scaled_matrix(n, 11, st::f64);
+                 const st::Tensor x = st::randn({n}, 12, st::f64);
+                 return [=] { g_sink = st::hessian(tanh_loss(W), x).raw(); };
+               }};
+    h.peers.push_back({"closed_form", [n] { return closed_form_hessian(n); }});
+    h.relative_to = {"closed_form"};
+    w.push_back(h);
   }
   // g(x) = tanh(W2 tanh(W1 x)): a square [n, n] Jacobian, one batched jvp or vjp.
   for (const bool forward : {true, false}) {

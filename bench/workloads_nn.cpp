@@ -2,7 +2,7 @@
 // nn workloads: one training step of an MLP classifier, as a user writes it
 // (st::grad over the parameter map, st::nn::SGD), against a hand-written Eigen
 // MLP with manual backpropagation doing the same arithmetic (one thread,
-// -march=native: Eigen at its best here).
+// -march=native, or -march=haswell when the run is restricted to AVX2).
 #include <cmath>
 #include <map>
 #include <memory>
@@ -10,14 +10,7 @@
 #include <vector>
 
 #include "bench/bench.hpp"
-
-extern "C" {  // bench/peers_eigen.cpp
-void* peer_eigen_mlp_new(const float* w1, const float* w2, const float* w3, const float* x,
-                         const int64_t* y, int64_t batch, int64_t in, int64_t hidden,
-                         int64_t classes, float lr);
-void peer_eigen_mlp_free(void* net);
-void peer_eigen_mlp_step(void* net);
-}
+#include "bench/peers.hpp"
 
 namespace bench {
 namespace {
@@ -44,8 +37,9 @@ Body strata_step() {
   };
 }
 
-// The same step in Eigen (bench/peers_eigen.cpp, built -march=native in its own library).
+// The same step in Eigen (bench/peers_eigen.cpp, built for the instruction set in use).
 Body eigen_step() {
+  const EigenLib& eigen = eigen_lib();
   auto weights = [](int64_t out, int64_t in, uint64_t seed) {
     return st::nn::init::uniform({out, in}, -1 / std::sqrt(double(in)), 1 / std::sqrt(double(in)),
                                  seed)
@@ -55,11 +49,11 @@ Body eigen_step() {
                            w3 = weights(kClasses, kHidden, 13);
   const std::vector<float> xv = st::randn({kBatch, kIn}, 2).to_vector<float>();
   const std::vector<int64_t> yv = random_labels(3).to_vector<int64_t>();
-  auto net = std::shared_ptr<void>(
-      peer_eigen_mlp_new(w1.data(), w2.data(), w3.data(), xv.data(), yv.data(), kBatch, kIn,
-                         kHidden, kClasses, float(kLr)),
-      peer_eigen_mlp_free);
-  return [net] { peer_eigen_mlp_step(net.get()); };
+  auto net =
+      std::shared_ptr<void>(eigen.mlp_new(w1.data(), w2.data(), w3.data(), xv.data(), yv.data(),
+                                          kBatch, kIn, kHidden, kClasses, float(kLr)),
+                            eigen.mlp_free);
+  return [net, step = eigen.mlp_step] { step(net.get()); };
 }
 
 // Per-example gradients of the same model's loss over the batch: the loss of one
