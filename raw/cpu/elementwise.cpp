@@ -82,43 +82,50 @@ void unary_typed(UnaryOp op, const RawTensor& out, const RawTensor& x) {
   scalar::visit_unary<T>(op, [&](auto fn) { map<T, T>(out, fn, x); });
 }
 
-// safe_mul / safe_div into a fresh output: the plain IEEE op, then, only when
-// the output holds a NaN or an infinity, one pass that recomputes the NaN
-// elements with the functor, which differs from the plain op only there. The
-// same values as mapping the functor, on any layout. Same-shape contiguous
-// operands go to vmath's product kernels, which check finiteness in the same
-// pass; other layouts map the plain op (a loop the compiler vectorises; the
-// functor's select is not) and sum the output to check it.
-template <class T, class Plain, class Safe>
-bool safe_binary_fast(Plain plain, Safe safe, const RawTensor& out, const RawTensor& a,
+// safe_mul / safe_div into a fresh output: the plain IEEE op by vmath's
+// product kernels, which also report whether every value they wrote is
+// finite (unit-stride blocks directly, others through small buffers), then,
+// only when some value is not, one pass that recomputes the NaN elements with
+// the functor, which differs from the plain op only there. The same values as
+// mapping the functor, on any layout. False (the caller maps the functor) off
+// x86-64 or when out shares storage with an operand.
+template <class T, class Safe>
+bool safe_binary_fast(bool is_mul, Safe safe, const RawTensor& out, const RawTensor& a,
                       const RawTensor& b) {
-  if (!out.is_contiguous() || out.storage() == a.storage() || out.storage() == b.storage()) {
-    return false;
-  }
-  T* o = base_ptr<T>(out) + out.offset();
-  const int64_t n = out.numel();
   const vmath::Kernels* k = vmath::best();
-  bool finite;
-  if (k && a.is_contiguous() && b.is_contiguous() && a.shape() == out.shape() &&
-      b.shape() == out.shape()) {
-    bool (*kernel)(const T*, const T*, T*, int64_t) = nullptr;
-    constexpr bool is_mul = std::is_same_v<Plain, scalar::Mul>;
-    if constexpr (std::is_same_v<T, float>) kernel = is_mul ? k->mul_f32 : k->div_f32;
-    if constexpr (std::is_same_v<T, double>) kernel = is_mul ? k->mul_f64 : k->div_f64;
-    const T* pa = base_ptr<T>(a) + a.offset();
-    const T* pb = base_ptr<T>(b) + b.offset();
-    std::atomic<bool> all_finite{true};
-    parallel_for(0, n, kGrain, [&](int64_t lo, int64_t hi) {
-      if (!kernel(pa + lo, pb + lo, o + lo, hi - lo)) {
-        all_finite.store(false, std::memory_order_relaxed);
-      }
-    });
-    finite = all_finite.load();
-  } else {
-    map<T, T, T>(out, plain, a, b);
-    finite = std::isfinite(vmath::sum(o, n));
-  }
-  if (finite) return true;
+  if (!k || out.storage() == a.storage() || out.storage() == b.storage()) return false;
+  bool (*kernel)(const T*, const T*, T*, int64_t) = nullptr;
+  if constexpr (std::is_same_v<T, float>) kernel = is_mul ? k->mul_f32 : k->div_f32;
+  if constexpr (std::is_same_v<T, double>) kernel = is_mul ? k->mul_f64 : k->div_f64;
+  if (!kernel) return false;
+  T* ob = base_ptr<T>(out);
+  const T* ab = base_ptr<T>(a);
+  const T* bb = base_ptr<T>(b);
+  std::atomic<bool> all_finite{true};
+  parallel_walk<3>(out.shape(), {&out.layout(), &a.layout(), &b.layout()},
+                   [&](const auto& off, int64_t n, const auto& st) {
+                     T* o = ob + off[0];
+                     const T* pa = ab + off[1];
+                     const T* pb = bb + off[2];
+                     bool finite = true;
+                     if (st[0] == 1 && st[1] == 1 && st[2] == 1) {
+                       finite = kernel(pa, pb, o, n);
+                     } else {
+                       constexpr int64_t kBuf = 256;
+                       T xa[kBuf], xb[kBuf], xo[kBuf];
+                       for (int64_t i0 = 0; i0 < n; i0 += kBuf) {
+                         const int64_t m = std::min(kBuf, n - i0);
+                         for (int64_t i = 0; i < m; ++i) {
+                           xa[i] = pa[(i0 + i) * st[1]];
+                           xb[i] = pb[(i0 + i) * st[2]];
+                         }
+                         finite = kernel(xa, xb, xo, m) && finite;
+                         for (int64_t i = 0; i < m; ++i) o[(i0 + i) * st[0]] = xo[i];
+                       }
+                     }
+                     if (!finite) all_finite.store(false, std::memory_order_relaxed);
+                   });
+  if (all_finite.load()) return true;
   map<T, T, T, T>(
       out, [safe](T v, T x, T y) { return v != v ? safe(x, y) : v; }, out, a, b);
   return true;
@@ -128,11 +135,11 @@ template <class T>
 void binary_typed(BinaryOp op, const RawTensor& out, const RawTensor& a, const RawTensor& b) {
   if constexpr (std::is_floating_point_v<T>) {
     if (op == BinaryOp::safe_mul &&
-        safe_binary_fast<T>(scalar::Mul{}, scalar::SafeMul{}, out, a, b)) {
+        safe_binary_fast<T>(true, scalar::SafeMul{}, out, a, b)) {
       return;
     }
     if (op == BinaryOp::safe_div &&
-        safe_binary_fast<T>(scalar::Div{}, scalar::SafeDiv{}, out, a, b)) {
+        safe_binary_fast<T>(false, scalar::SafeDiv{}, out, a, b)) {
       return;
     }
   }

@@ -434,7 +434,7 @@ TEST_CASE("elementwise results: dtypes, fresh storage, inputs untouched", "[raw]
   }
 }
 
-TEST_CASE("safe_mul and safe_div on large contiguous operands, specials anywhere", "[raw]") {
+TEST_CASE("safe_mul and safe_div with zeros, infinities and NaNs on large operands of any layout", "[raw]") {
   // The contiguous same-shape path (vmath's product kernels, threads over blocks, with the
   // finiteness check fused) against the reference, with zeros, infinities and NaNs placed
   // at the start, at block edges and at the end, and with none at all.
@@ -457,20 +457,31 @@ TEST_CASE("safe_mul and safe_div on large contiguous operands, specials anywhere
               av[std::size_t(at[c])] = cases[c].first, bv[std::size_t(at[c])] = cases[c].second;
             }
           }
-          const RawTensor a = tt::make({n}, t, av), b = tt::make({n}, t, bv);
-          const std::vector<double> got = tt::values(st::raw::binary(op, a, b));
-          const std::vector<double> an = tt::values(a), bn = tt::values(b);  // rounded to t
-          int64_t wrong = 0;
-          for (std::size_t i = 0; i < got.size(); ++i) {
-            double want = tt::binary_ref(op, an[i], bn[i], t);
-            if (t == st::f32) want = double(float(want));
-            const bool same = std::isnan(want) ? std::isnan(got[i]) : got[i] == want;
-            if (!same && wrong++ < 5) {
-              UNSCOPED_INFO("at " << i << ": " << an[i] << ", " << bn[i] << " gave " << got[i]
-                                  << ", want " << want);
+          // Count of elements differing from the reference (NaN matching NaN).
+          auto wrong = [&](const RawTensor& a, const RawTensor& b) {
+            const std::vector<double> got = tt::values(st::raw::binary(op, a, b));
+            const std::vector<double> an = tt::values(a), bn = tt::values(b);  // rounded to t
+            int64_t count = 0;
+            for (std::size_t i = 0; i < got.size(); ++i) {
+              double want = tt::binary_ref(op, an[i], bn[i], t);
+              if (t == st::f32) want = double(float(want));
+              const bool same = std::isnan(want) ? std::isnan(got[i]) : got[i] == want;
+              if (!same && count++ < 5) {
+                UNSCOPED_INFO("at " << i << ": " << an[i] << ", " << bn[i] << " gave " << got[i]
+                                    << ", want " << want);
+              }
             }
-          }
-          CHECK(wrong == 0);
+            return count;
+          };
+          // Contiguous and same shape: the kernels on whole blocks.
+          CHECK(wrong(tt::make({n}, t, av), tt::make({n}, t, bv)) == 0);
+          // A transposed view times a row broadcast over it: staged blocks and stride 0.
+          const int64_t rows = 97, cols = 1013;
+          const RawTensor at = tt::make({cols, rows}, t, {av.begin(), av.begin() + rows * cols})
+                                   .permute({1, 0});
+          const RawTensor row = tt::make({cols}, t, {bv.end() - cols, bv.end()}).expand({rows, cols});
+          CHECK(wrong(at, row) == 0);
+          CHECK(wrong(row, at) == 0);
         }
       }
     }
