@@ -47,7 +47,7 @@ Tensor label_positions(const Shape& logits, const Tensor& labels, std::string_vi
     }
     pos[i] += int64_t(i) * classes;
   }
-  return from_vector(pos, {n});
+  return from_vector(pos, {n}).to(labels.device());
 }
 
 double accuracy(const Tensor& logits, const Tensor& labels) {
