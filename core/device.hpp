@@ -42,6 +42,31 @@ class Device {
   int index_ = 0;
 };
 
+/// The device that creation functions (st::zeros, st::from_vector, raw::empty, ...) use when
+/// not given one: the CPU, unless a DefaultDevice guard on the calling thread says otherwise
+/// (like torch.set_default_device and jax.default_device). Ops on tensors never consult it:
+/// `x + 1.0` stays on x's device.
+Device default_device();
+
+/// Sets the default device of the calling thread for the guard's lifetime and restores the
+/// previous one when it goes out of scope (also during unwinding); guards nest. Other threads
+/// are unaffected. Whether the device exists is checked when a tensor is first made on it.
+/// Example: `{ st::DefaultDevice on(st::Device::cuda(0)); auto x = st::zeros({2}); }`.
+class DefaultDevice {
+ public:
+  /// Makes `device` this thread's default until the guard is destroyed.
+  explicit DefaultDevice(Device device);
+  /// Restores the default that was in force when the guard was made.
+  ~DefaultDevice();
+  /// Not copyable or movable: a guard restores exactly once, where it was made.
+  DefaultDevice(const DefaultDevice&) = delete;
+  /// Not assignable.
+  DefaultDevice& operator=(const DefaultDevice&) = delete;
+
+ private:
+  Device previous_;
+};
+
 /// "cpu" or "cuda:N".
 std::string to_string(Device d);
 /// Prints to_string(d): `std::cout << x.device()` shows "cpu" or "cuda:0".

@@ -47,7 +47,7 @@ Tensor positions_for(const Tensor& idx, int64_t axis, int64_t size, std::string_
   }
   std::vector<int64_t> norm(v);
   for (int64_t& p : norm) p = p < 0 ? p + size : p;
-  return from_vector(norm, idx.shape()).to(idx.device());
+  return Tensor(raw::from_host(norm.data(), idx.shape(), DType::i64, idx.device()));
 }
 
 /// The row-major flat positions of a mask's true entries, as a 1-D i64 tensor.
@@ -57,7 +57,7 @@ Tensor mask_positions(const Tensor& mask) {
   for (std::size_t i = 0; i < m.size(); ++i) {
     if (m[i]) pos.push_back(int64_t(i));
   }
-  return from_vector(pos).to(mask.device());
+  return Tensor(raw::from_host(pos.data(), {int64_t(pos.size())}, DType::i64, mask.device()));
 }
 
 }  // namespace

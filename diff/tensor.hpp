@@ -106,8 +106,9 @@ struct Prims<Tensor> {
 std::ostream& operator<<(std::ostream& os, const Tensor& t);
 
 /// A tensor holding a copy of `data` with the given shape, dtype from T (float: f32, double:
-/// f64, int32_t, int64_t, bool). ShapeError when data.size() is not the shape's element count.
-/// Example: `st::from_vector(std::vector<double>{1, 2, 3, 4, 5, 6}, {2, 3})`.
+/// f64, int32_t, int64_t, bool), on st::default_device() (the CPU unless a DefaultDevice guard
+/// says otherwise; `.to(device)` moves it). ShapeError when data.size() is not the shape's element
+/// count. Example: `st::from_vector(std::vector<double>{1, 2, 3, 4, 5, 6}, {2, 3})`.
 template <Element T>
 Tensor from_vector(const std::vector<T>& data, const Shape& shape);
 /// A 1-D tensor holding a copy of `data`.
@@ -116,24 +117,27 @@ Tensor from_vector(const std::vector<T>& data) {
   return from_vector(data, Shape{static_cast<int64_t>(data.size())});
 }
 
-/// A tensor of zeros: `st::zeros({2, 3})` (f32), `st::zeros({2, 3}, st::f64)`. ValueError for a
+/// A tensor of zeros: `st::zeros({2, 3})` (f32), `st::zeros({2, 3}, st::f64)`. Here and in the
+/// factories below, the device defaults to st::default_device() (the CPU unless a
+/// DefaultDevice guard says otherwise). ValueError for a
 /// negative dim or an element count that overflows.
-Tensor zeros(const Shape& shape, DType dtype = f32, Device device = Device::cpu());
+Tensor zeros(const Shape& shape, DType dtype = f32, Device device = default_device());
 /// A tensor of ones: `st::ones({3}, st::f64)`. Throws like zeros.
-Tensor ones(const Shape& shape, DType dtype = f32, Device device = Device::cpu());
+Tensor ones(const Shape& shape, DType dtype = f32, Device device = default_device());
 /// A tensor whose every element is value, cast to dtype: `st::full({2}, 1.5, st::f64)`.
-Tensor full(const Shape& shape, double value, DType dtype = f32, Device device = Device::cpu());
+Tensor full(const Shape& shape, double value, DType dtype = f32, Device device = default_device());
 /// start, start + step, ... below stop; i64 unless told otherwise (numpy.arange).
 Tensor arange(double start, double stop, double step = 1, DType dtype = i64,
-              Device device = Device::cpu());
+              Device device = default_device());
 /// n evenly spaced values from start to stop inclusive (numpy.linspace); n >= 0.
 Tensor linspace(double start, double stop, int64_t n, DType dtype = f32,
-                Device device = Device::cpu());
+                Device device = default_device());
 /// The n x n identity matrix.
-Tensor eye(int64_t n, DType dtype = f32, Device device = Device::cpu());
+Tensor eye(int64_t n, DType dtype = f32, Device device = default_device());
 /// Standard normal values from seed (Philox: the same on every device).
-Tensor randn(const Shape& shape, uint64_t seed, DType dtype = f32, Device device = Device::cpu());
+Tensor randn(const Shape& shape, uint64_t seed, DType dtype = f32,
+             Device device = default_device());
 /// Uniform values in [0, 1) from seed.
-Tensor rand(const Shape& shape, uint64_t seed, DType dtype = f32, Device device = Device::cpu());
+Tensor rand(const Shape& shape, uint64_t seed, DType dtype = f32, Device device = default_device());
 
 }  // namespace strata

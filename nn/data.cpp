@@ -78,7 +78,7 @@ std::optional<Batch> BatchIterator::next() {
   const int64_t b = std::min(batch_size_, left);
   const std::vector<int64_t> idx(order_.begin() + pos_, order_.begin() + pos_ + b);
   pos_ += b;
-  const RawTensor i = from_vector(idx).raw();
+  const RawTensor i = raw::from_host(idx.data(), {b}, DType::i64, inputs_.device());
   return Batch{Tensor(raw::index_select(inputs_.raw(), 0, i)),
                Tensor(raw::index_select(targets_.raw(), 0, i))};
 }

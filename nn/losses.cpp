@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "raw/ops.hpp"
 
 namespace strata::nn::detail {
 
@@ -47,7 +48,7 @@ Tensor label_positions(const Shape& logits, const Tensor& labels, std::string_vi
     }
     pos[i] += int64_t(i) * classes;
   }
-  return from_vector(pos, {n});
+  return Tensor(raw::from_host(pos.data(), {n}, DType::i64, labels.device()));
 }
 
 double accuracy(const Tensor& logits, const Tensor& labels) {

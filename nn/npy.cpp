@@ -376,7 +376,7 @@ Tensor load_impl(const std::string& path) {
   // Fortran order is the C order of the reversed shape, transposed.
   Shape stored = h.shape;
   if (h.fortran) std::reverse(stored.begin(), stored.end());
-  RawTensor t = raw::empty(stored, h.dtype);
+  RawTensor t = raw::empty(stored, h.dtype, Device::cpu());  // filled from the file here
   char* dst = static_cast<char*>(t.storage()->data());
   if (bytes > 0) in.read_at(prefix + hlen, dst, std::size_t(bytes), "the data");
   if (h.big_endian != (std::endian::native == std::endian::big)) {

@@ -287,7 +287,7 @@ std::map<std::string, Tensor> load_impl(const std::string& path) {
   std::map<std::string, Tensor> out;
   for (const Entry& e : p.entries) {
     // Checked above: the shape's byte size equals end - begin, inside the file.
-    RawTensor t = raw::empty(e.shape, e.dtype);
+    RawTensor t = raw::empty(e.shape, e.dtype, Device::cpu());  // filled from the file here
     const std::size_t bytes = std::size_t(e.end - e.begin);
     if (bytes > 0) {
       char* dst = static_cast<char*>(t.storage()->data());

@@ -15,23 +15,25 @@
 namespace strata::raw {
 
 // --- creation ---------------------------------------------------------------
+// Without a device argument, creation uses st::default_device() (the CPU unless
+// a DefaultDevice guard on this thread says otherwise).
 /// Uninitialised contiguous tensor (like numpy.empty). A shape whose element
 /// or byte count overflows, or that no memory holds, throws ValueError naming
 /// op (the public op that asked for the tensor).
-RawTensor empty(const Shape& shape, DType dtype, Device device = Device::cpu(),
+RawTensor empty(const Shape& shape, DType dtype, Device device = default_device(),
                 std::string_view op = "empty");
 /// Every element equal to value, cast to dtype (numpy.full).
-RawTensor full(const Shape& shape, double value, DType dtype, Device device = Device::cpu());
+RawTensor full(const Shape& shape, double value, DType dtype, Device device = default_device());
 /// Copies numel(shape) elements of dtype from row-major host memory.
 RawTensor from_host(const void* data, const Shape& shape, DType dtype,
-                    Device device = Device::cpu());
+                    Device device = default_device());
 /// start, start + step, ... below stop (numpy.arange).
 RawTensor arange(double start, double stop, double step, DType dtype,
-                 Device device = Device::cpu());
+                 Device device = default_device());
 /// Uniform [0, 1) from seed, float dtypes (Philox: same numbers on every device).
-RawTensor uniform(const Shape& shape, uint64_t seed, DType dtype, Device device = Device::cpu());
+RawTensor uniform(const Shape& shape, uint64_t seed, DType dtype, Device device = default_device());
 /// Standard normal from seed, float dtypes.
-RawTensor normal(const Shape& shape, uint64_t seed, DType dtype, Device device = Device::cpu());
+RawTensor normal(const Shape& shape, uint64_t seed, DType dtype, Device device = default_device());
 /// Writes the elements in row-major order to host memory of numel * dtype_size bytes.
 void to_host(const RawTensor& x, void* dst);
 /// A copy on another device (x itself when already there).

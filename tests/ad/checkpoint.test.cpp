@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "support/ad_inputs.hpp"
+#include "support/device.hpp"
 #include "support/vmap_ref.hpp"
 
 namespace st = strata;
@@ -71,7 +72,7 @@ Net make_net(int64_t layers, int64_t width, st::DType dtype) {
 // The most bytes in use while `run` runs, beyond those in use before it.
 template <class Run>
 std::size_t peak_bytes(Run run) {
-  st::CachingAllocator& a = st::cpu_allocator();
+  st::CachingAllocator& a = st::testing::test_allocator();
   const std::size_t before = a.stats().bytes_in_use;
   a.reset_peak();
   run();

@@ -12,6 +12,8 @@
 #include <tuple>
 #include <vector>
 
+#include "support/device.hpp"
+
 namespace st = strata;
 
 namespace {
@@ -19,7 +21,7 @@ namespace {
 constexpr int64_t kMiB = int64_t{1} << 20;
 constexpr int64_t kFloatsPerMiB = kMiB / 4;
 
-std::size_t bytes_in_use() { return st::cpu_allocator().stats().bytes_in_use; }
+std::size_t bytes_in_use() { return st::testing::test_allocator().stats().bytes_in_use; }
 
 /// Bytes held by the recorded tape of f at x: allocator bytes in use after
 /// st::vjp has recorded f (before any backward pass), minus those in use

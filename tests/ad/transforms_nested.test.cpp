@@ -18,6 +18,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "support/device.hpp"
 #include "support/transforms_ref.hpp"
 
 namespace st = strata;
@@ -243,6 +244,7 @@ TEST_CASE("transforms run concurrently", "[ad]") {
   std::vector<std::thread> threads;
   for (int j = 0; j < 4; ++j) {
     threads.emplace_back([&, j] {
+      const st::DefaultDevice on(st::testing::test_device());  // a new thread starts on the CPU
       try {
         for (int r = 0; r < kRepeats; ++r) results[std::size_t(j)].push_back(job(j));
       } catch (...) {

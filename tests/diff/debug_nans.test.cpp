@@ -10,6 +10,8 @@
 #include <thread>
 #include <vector>
 
+#include "support/device.hpp"
+
 namespace st = strata;
 
 namespace {
@@ -99,6 +101,7 @@ TEST_CASE("debug_nans: the switch is per thread", "[diff]") {
   st::DebugNans on;
   bool other_enabled = true, other_threw = true;
   std::thread t([&] {
+    const st::DefaultDevice on(st::testing::test_device());  // a new thread starts on the CPU
     other_enabled = st::debug_nans_enabled();
     try {
       (void)st::log(vec({-1.0}));

@@ -7,7 +7,10 @@
 #include <limits>
 #include <sstream>
 #include <strata.hpp>
+#include <thread>
 #include <vector>
+
+#include "support/device.hpp"
 
 namespace st = strata;
 
@@ -18,7 +21,7 @@ TEST_CASE("Tensor factories", "[diff]") {
     REQUIRE(a.shape() == st::Shape{2, 3});
     REQUIRE(a.ndim() == 2);
     REQUIRE(a.numel() == 6);
-    REQUIRE(a.device() == st::Device::cpu());
+    REQUIRE(a.device() == st::testing::test_device());
     REQUIRE(a.to_vector<double>() == std::vector<double>{1, 2, 3, 4, 5, 6});
     std::vector<int64_t> dims(a.shape().begin(), a.shape().end());
     REQUIRE(dims == std::vector<int64_t>{2, 3});
@@ -108,14 +111,16 @@ TEST_CASE("Tensor accessors and conversions", "[diff]") {
     REQUIRE(a.to_vector<float>() == std::vector<float>{1.75f, -2.5f, 3, 4});
   }
   SECTION("to(device)") {
-    REQUIRE(a.to(st::Device::cpu()).raw().storage() == a.raw().storage());
-    REQUIRE_THROWS_AS(a.to(st::Device::cuda(0)), st::DeviceError);
+    REQUIRE(a.to(st::testing::test_device()).raw().storage() == a.raw().storage());
+    REQUIRE_THROWS_AS(a.to(st::Device::cuda(st::cuda_device_count())), st::DeviceError);
   }
   SECTION("printing") {
     std::ostringstream os;
     os << a;
     REQUIRE(os.str() ==
-            "tensor([[ 1.7500, -2.5000],\n        [ 3.0000,  4.0000]], shape=[2, 2], dtype=f64)");
+            "tensor([[ 1.7500, -2.5000],\n        [ 3.0000,  4.0000]], shape=[2, 2], "
+            "dtype=f64" +
+                st::testing::device_suffix() + ")");
   }
   SECTION("bad input") {
     REQUIRE_THROWS_AS(st::from_vector(std::vector<float>{1, 2, 3}, {2, 2}), st::ShapeError);
@@ -174,5 +179,45 @@ TEST_CASE("Tensor creation: counts that overflow name the op", "[diff]") {
     REQUIRE(x.ix(st::slice(st::none, st::none, max)).to_vector<double>() == std::vector<double>{0});
     REQUIRE(x.ix(st::slice(st::none, st::none, std::numeric_limits<int64_t>::min()))
                 .to_vector<double>() == std::vector<double>{5});
+  }
+}
+
+TEST_CASE("creation without a device uses st::default_device()", "[diff]") {
+  // A CUDA device this machine does not have: creating a tensor on it must fail,
+  // which shows the factory asked for it.
+  const st::Device missing = st::Device::cuda(st::cuda_device_count());
+  SECTION("no guard: the device under test (the runner's guard), else the CPU") {
+    CHECK(st::zeros({2}).device() == st::testing::test_device());
+    st::Device fresh = st::Device::cuda(9);
+    std::thread([&] { fresh = st::zeros({2}).device(); }).join();
+    CHECK(fresh == st::Device::cpu());
+  }
+  SECTION("under a guard, every factory asks for the guard's device") {
+    const st::DefaultDevice on(missing);
+    CHECK_THROWS_AS(st::zeros({2}), st::DeviceError);
+    CHECK_THROWS_AS(st::ones({2}), st::DeviceError);
+    CHECK_THROWS_AS(st::full({2}, 1.5), st::DeviceError);
+    CHECK_THROWS_AS(st::arange(0, 3), st::DeviceError);
+    CHECK_THROWS_AS(st::linspace(0, 1, 3), st::DeviceError);
+    CHECK_THROWS_AS(st::eye(2), st::DeviceError);
+    CHECK_THROWS_AS(st::randn({2}, 1), st::DeviceError);
+    CHECK_THROWS_AS(st::rand({2}, 1), st::DeviceError);
+    CHECK_THROWS_AS(st::from_vector(std::vector<float>{1, 2}), st::DeviceError);
+    CHECK_THROWS_AS(st::raw::empty({2}, st::f32), st::DeviceError);
+    CHECK_THROWS_AS(st::raw::full({2}, 0.0, st::f32), st::DeviceError);
+    // An explicit device wins over the default.
+    CHECK(st::zeros({2}, st::f32, st::Device::cpu()).device() == st::Device::cpu());
+  }
+  SECTION("ops on a tensor stay on its device whatever the default") {
+    const st::Tensor x = st::ones({2}, st::f64, st::Device::cpu());
+    const st::DefaultDevice on(missing);
+    CHECK((x + 1.0).device() == st::Device::cpu());
+    CHECK((2.0 * x).device() == st::Device::cpu());
+    CHECK(st::where(x > 0.5, x, 0.0).device() == st::Device::cpu());
+    CHECK(st::sum(x).device() == st::Device::cpu());
+  }
+  SECTION("the guard is gone at the end of its scope") {
+    { const st::DefaultDevice on(missing); }
+    CHECK(st::zeros({2}).device() == st::testing::test_device());
   }
 }

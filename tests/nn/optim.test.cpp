@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "helpers.hpp"
+#include "support/device.hpp"
 
 using namespace nn_test;
 using Catch::Matchers::Contains;
@@ -150,9 +151,9 @@ TEST_CASE("optimiser steps allocate nothing once warmed up", "[nn]") {
     std::vector<nn::Params> grads;
     for (int s = 0; s < 6; ++s) grads.push_back(pr.grad(s, dtype));
     opt.step(params, grads[0]);  // warm-up: allocates the state
-    const st::AllocatorStats before = st::cpu_allocator().stats();
+    const st::AllocatorStats before = st::testing::test_allocator().stats();
     for (int s = 1; s < 6; ++s) opt.step(params, grads[std::size_t(s)]);
-    const st::AllocatorStats after = st::cpu_allocator().stats();
+    const st::AllocatorStats after = st::testing::test_allocator().stats();
     CHECK(after.from_system == before.from_system);
     CHECK(after.from_cache == before.from_cache);  // not even a cached block
     CHECK(opt.steps() == 6);

@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "support/device.hpp"
 #include "tests/nn/helpers.hpp"
 
 namespace {
@@ -100,6 +101,7 @@ TEST_CASE(
   std::vector<int> iterations(6, 0);
 
   auto user = [&](int id, Vec (Problem::*compute)() const, const Vec& reference) {
+    const st::DefaultDevice on(st::testing::test_device());  // a new thread starts on the CPU
     try {
       for (int i = 0; i < kIterations; ++i) {
         if (i > 0 && std::chrono::steady_clock::now() > deadline) break;

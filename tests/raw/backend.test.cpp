@@ -10,15 +10,15 @@
 namespace st = strata;
 
 TEST_CASE("backend helpers: scratch tensors and dense copies without the front end", "[raw]") {
-  st::Backend& cpu = st::backend_for(st::Device::cpu());
+  st::Backend& be = st::backend_for(st::testing::test_device());
   SECTION("backend_empty") {
-    const st::RawTensor t = st::detail::backend_empty(cpu, {3, 4}, st::f64);
+    const st::RawTensor t = st::detail::backend_empty(be, {3, 4}, st::f64);
     CHECK(t.shape() == st::Shape{3, 4});
     CHECK(t.dtype() == st::f64);
     CHECK(t.is_contiguous());
     CHECK(t.storage()->bytes() >= 3 * 4 * sizeof(double));
-    CHECK(st::detail::backend_empty(cpu, {0, 5}, st::i32).numel() == 0);
-    CHECK_THROWS_AS(st::detail::backend_empty(cpu, {int64_t{1} << 62, 8}, st::f32), st::ValueError);
+    CHECK(st::detail::backend_empty(be, {0, 5}, st::i32).numel() == 0);
+    CHECK_THROWS_AS(st::detail::backend_empty(be, {int64_t{1} << 62, 8}, st::f32), st::ValueError);
   }
   SECTION("backend_contiguous") {
     std::mt19937_64 rng(1729);
@@ -26,7 +26,7 @@ TEST_CASE("backend helpers: scratch tensors and dense copies without the front e
       for (st::DType dtype : {st::f32, st::i64, st::bool_}) {
         INFO(st::testing::layout_name(kind) << " " << dtype_name(dtype));
         const st::RawTensor x = st::testing::random_tensor({3, 2, 5}, dtype, kind, rng);
-        const st::RawTensor d = st::detail::backend_contiguous(cpu, x);
+        const st::RawTensor d = st::detail::backend_contiguous(be, x);
         CHECK(d.is_contiguous());
         CHECK(d.shape() == x.shape());
         CHECK(d.dtype() == x.dtype());

@@ -100,7 +100,7 @@ TEST_CASE("empty", "[raw]") {
         CHECK(x.ndim() == s.ndim());
         CHECK(x.numel() == numel_of(s));
         CHECK(x.dtype() == t);
-        CHECK(x.device() == st::Device::cpu());
+        CHECK(x.device() == tt::test_device());
         CHECK(x.offset() == 0);
         CHECK(x.strides() == st::contiguous_strides(s));
         CHECK(x.is_contiguous());
@@ -225,13 +225,13 @@ TEST_CASE("from_host and to_host", "[raw]") {
   }
 }
 
-TEST_CASE("to_device on the CPU", "[raw]") {
+TEST_CASE("to_device onto the device a tensor is on", "[raw]") {
   std::mt19937_64 rng(33);
   for (tt::LayoutKind k : tt::kAllLayouts) {
     const RawTensor x = tt::random_tensor({3, 4}, st::f32, k, rng);
-    const RawTensor y = st::raw::to_device(x, st::Device::cpu());
+    const RawTensor y = st::raw::to_device(x, tt::test_device());
     INFO("to_device layout " << tt::layout_name(k));
-    CHECK(y.device() == st::Device::cpu());
+    CHECK(y.device() == tt::test_device());
     CHECK(y.storage() == x.storage());  // already there: x itself
     CHECK(y.layout().strides == x.layout().strides);
     CHECK(y.offset() == x.offset());

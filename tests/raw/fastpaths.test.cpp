@@ -12,6 +12,7 @@
 #include <random>
 #include <vector>
 
+#include "support/device.hpp"
 #include "support/elementwise_ref.hpp"
 
 namespace st = strata;
@@ -247,9 +248,9 @@ TEST_CASE("a loop of same-shaped ops stops calling the system allocator", "[raw]
     return raw::reduce(st::ReduceOp::sum, y, {0});
   };
   step();  // the first iteration fills the free lists
-  const st::AllocatorStats before = st::cpu_allocator().stats();
+  const st::AllocatorStats before = st::testing::test_allocator().stats();
   for (int i = 0; i < 20; ++i) step();
-  const st::AllocatorStats after = st::cpu_allocator().stats();
+  const st::AllocatorStats after = st::testing::test_allocator().stats();
   CHECK(after.from_system == before.from_system);
   CHECK(after.from_cache >= before.from_cache + 20 * 5);
 }

@@ -75,10 +75,11 @@ inline std::string first_mismatch(const RawTensor& got, const Shape& shape, DTyp
            std::string(dtype_name(dtype));
   }
   std::string bad;
+  const RawTensor host = host_view(got);
   for_each_index(shape, [&](const std::vector<int64_t>& i) {
     if (!bad.empty()) return;
     const double w = round_to(dtype, want(i));
-    const double g = get(got, i);
+    const double g = get(host, i);
     if (!same_value(g, w, rel_tol(dtype) * rel_scale)) {
       std::ostringstream os;
       os.precision(17);
@@ -122,9 +123,9 @@ inline int64_t storage_elems(const RawTensor& t) {
   return int64_t(t.storage()->bytes() / dtype_size(t.dtype()));
 }
 
-/// Rewrites every element of t's storage (every view of it sees the change):
-/// v <- fn(v, position). Values are passed as double; integer dtypes must stay small.
-inline void edit_storage(const RawTensor& t, const std::function<double(double, int64_t)>& fn) {
+/// edit_storage on a CPU tensor.
+inline void edit_host_storage(const RawTensor& t,
+                              const std::function<double(double, int64_t)>& fn) {
   void* base = t.storage()->data();
   for (int64_t p = 0; p < storage_elems(t); ++p) {
     switch (t.dtype()) {
@@ -158,6 +159,21 @@ inline void edit_storage(const RawTensor& t, const std::function<double(double, 
   }
 }
 
+/// Rewrites every element of t's storage (every view of it sees the change):
+/// v <- fn(v, position). Values are passed as double; integer dtypes must stay small.
+/// Off the CPU, the storage is edited in a CPU copy (host_view) and written back.
+inline void edit_storage(const RawTensor& dev, const std::function<double(double, int64_t)>& fn) {
+  if (dev.device().is_cpu() && !copy_cpu_tensors()) return edit_host_storage(dev, fn);
+  forget_host_copies();
+  const RawTensor t = host_view(dev);  // a fresh copy, not shared with any other reader
+  forget_host_copies();
+  edit_host_storage(t, fn);
+  if (storage_elems(dev) == 0) return;
+  const Shape whole{storage_elems(dev)};
+  const Layout all{whole, contiguous_strides(whole), 0};
+  backend_for(dev.device()).from_host(dev.view(all), t.storage()->data());
+}
+
 /// Replaces zeros in t's storage by 1 (divisors for integer division).
 inline void replace_zeros(const RawTensor& t) {
   edit_storage(t, [](double v, int64_t) { return v == 0 ? 1.0 : v; });
@@ -177,9 +193,10 @@ inline void sprinkle_nan(const RawTensor& t, int64_t every, int64_t phase = 0) {
   });
 }
 
-/// A contiguous tensor of integer dtype from exact int64 values (beyond 2^53 too).
+/// A contiguous tensor of integer dtype from exact int64 values (beyond 2^53 too), on the
+/// device under test.
 inline RawTensor make_int(const Shape& shape, DType dtype, const std::vector<int64_t>& vals) {
-  RawTensor t = raw::empty(shape, dtype);
+  RawTensor t = raw::empty(shape, dtype, Device::cpu());
   for (std::size_t i = 0; i < vals.size(); ++i) {
     if (dtype == DType::i64) {
       static_cast<int64_t*>(t.storage()->data())[i] = vals[i];
@@ -187,7 +204,7 @@ inline RawTensor make_int(const Shape& shape, DType dtype, const std::vector<int
       static_cast<int32_t*>(t.storage()->data())[i] = int32_t(vals[i]);
     }
   }
-  return t;
+  return raw::to_device(t, test_device());
 }
 
 /// Elements of the base a layout of `kind` builds for `shape` (what random_tensor allocates).

@@ -6,15 +6,24 @@
 /// through the layout (offset + sum(i_k * stride_k)), multi-indices are walked
 /// with a plain odometer, and random strided tensors are built by writing
 /// storage bytes directly and then applying view transforms.
+///
+/// On any device: a tensor that is not on the CPU is read through a CPU copy of
+/// its whole storage with the same layout (host_view, made by raw::to_device),
+/// and make() fills a CPU buffer and moves it to the device under test, so the
+/// views of random_tensor are applied, and exercised, on that device.
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
 #include <strata.hpp>
+
+#include "support/device.hpp"
 
 namespace strata::testing {
 
@@ -51,8 +60,56 @@ inline int64_t storage_index(const RawTensor& t, const std::vector<int64_t>& idx
   return pos;
 }
 
-/// Element at a multi-index, read from storage and widened to double.
-inline double get(const RawTensor& t, const std::vector<int64_t>& idx) {
+/// The CPU copies host_view made of device storages, newest last: the element loops
+/// of the tests read the same few tensors element by element, and one copy per
+/// storage (and version: in-place updates bump it) keeps them fast off the CPU.
+/// Holding the device storage keeps its address from being reused.
+struct HostCopy {
+  std::shared_ptr<Storage> device;
+  uint64_t version = 0;
+  DType dtype = DType::f32;
+  RawTensor host;  ///< the whole storage, contiguous, on the CPU
+};
+inline thread_local std::vector<HostCopy> host_copies;
+
+/// Forgets every cached CPU copy (after writing to a device storage behind its version).
+inline void forget_host_copies() { host_copies.clear(); }
+
+/// True when STRATA_TEST_HOST_COPIES=1: host_view and edit_storage then copy CPU
+/// tensors too, so a CPU run checks the path every other device takes (ctest's
+/// raw_host_copies).
+inline bool copy_cpu_tensors() {
+  static const bool on = [] {
+    const char* v = std::getenv("STRATA_TEST_HOST_COPIES");
+    return v && std::string(v) == "1";
+  }();
+  return on;
+}
+
+/// t when it is on the CPU; else a CPU tensor with t's layout over a CPU copy of
+/// t's whole storage (so storage positions, and elements outside the view, match),
+/// made by raw::to_host.
+inline RawTensor host_view(const RawTensor& t) {
+  if (!t.defined() || (t.device().is_cpu() && !copy_cpu_tensors())) return t;
+  for (const HostCopy& c : host_copies) {
+    if (c.device == t.storage() && c.version == t.version() && c.dtype == t.dtype()) {
+      return c.host.view(t.layout());
+    }
+  }
+  const int64_t n = int64_t(t.storage()->bytes() / dtype_size(t.dtype()));
+  const RawTensor whole = t.view(Layout{Shape{n}, contiguous_strides(Shape{n}), 0});
+  // A copy even on the CPU (raw::to_device would return t itself there).
+  const RawTensor host = raw::empty(Shape{n}, t.dtype(), Device::cpu());
+  if (n > 0) raw::to_host(whole, host.storage()->data());
+  if (host_copies.size() >= 8) host_copies.erase(host_copies.begin());
+  host_copies.push_back({t.storage(), t.version(), t.dtype(), host});
+  return host.view(t.layout());
+}
+
+/// Element at a multi-index, read from storage and widened to double (through host_view
+/// off the CPU).
+inline double get(const RawTensor& dev, const std::vector<int64_t>& idx) {
+  const RawTensor t = host_view(dev);
   const int64_t pos = storage_index(t, idx);
   const void* base = t.storage()->data();
   switch (t.dtype()) {
@@ -71,7 +128,8 @@ inline double get(const RawTensor& t, const std::vector<int64_t>& idx) {
 }
 
 /// Element as int64 (exact for i64 values beyond 2^53).
-inline int64_t get_int(const RawTensor& t, const std::vector<int64_t>& idx) {
+inline int64_t get_int(const RawTensor& dev, const std::vector<int64_t>& idx) {
+  const RawTensor t = host_view(dev);
   const int64_t pos = storage_index(t, idx);
   const void* base = t.storage()->data();
   if (t.dtype() == DType::i64) return static_cast<const int64_t*>(base)[pos];
@@ -79,15 +137,17 @@ inline int64_t get_int(const RawTensor& t, const std::vector<int64_t>& idx) {
 }
 
 /// All elements in row-major order as doubles.
-inline std::vector<double> values(const RawTensor& t) {
+inline std::vector<double> values(const RawTensor& dev) {
+  const RawTensor t = host_view(dev);
   std::vector<double> out;
   for_each_index(t.shape(), [&](const std::vector<int64_t>& i) { out.push_back(get(t, i)); });
   return out;
 }
 
-/// A contiguous tensor whose row-major elements are `vals` (cast to dtype by C++ rules).
+/// A contiguous tensor on the device under test whose row-major elements are `vals` (cast
+/// to dtype by C++ rules), filled on the CPU.
 inline RawTensor make(const Shape& shape, DType dtype, const std::vector<double>& vals) {
-  RawTensor t = raw::empty(shape, dtype);
+  RawTensor t = raw::empty(shape, dtype, Device::cpu());
   void* base = t.storage()->data();
   for (std::size_t i = 0; i < vals.size(); ++i) {
     switch (dtype) {
@@ -108,7 +168,7 @@ inline RawTensor make(const Shape& shape, DType dtype, const std::vector<double>
         break;
     }
   }
-  return t;
+  return raw::to_device(t, test_device());
 }
 
 /// n random values fit for dtype: bool 0/1, integers in [-9, 9], floats normal.

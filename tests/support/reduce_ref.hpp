@@ -18,10 +18,12 @@
 
 namespace strata::testing {
 
-/// A row-major contiguous copy of t, made by reading every element through
-/// t's layout (never through raw::contiguous or another strata kernel).
-inline RawTensor copy_of(const RawTensor& t) {
-  RawTensor out = raw::empty(t.shape(), t.dtype());
+/// A row-major contiguous copy of t on t's device, made by reading every element through
+/// t's layout in a CPU copy of its storage (never through raw::contiguous or another
+/// strata kernel).
+inline RawTensor copy_of(const RawTensor& dev) {
+  const RawTensor t = host_view(dev);
+  RawTensor out = raw::empty(t.shape(), t.dtype(), Device::cpu());
   const std::size_t size = dtype_size(t.dtype());
   auto* dst = static_cast<unsigned char*>(out.storage()->data());
   const auto* src = static_cast<const unsigned char*>(t.storage()->data());
@@ -30,12 +32,12 @@ inline RawTensor copy_of(const RawTensor& t) {
     std::memcpy(dst + i * size, src + std::size_t(storage_index(t, idx)) * size, size);
     ++i;
   });
-  return out;
+  return raw::to_device(out, dev.device());
 }
 
 /// The raw bytes of t's elements in row-major order (for bitwise comparisons).
 inline std::vector<unsigned char> bytes_of(const RawTensor& t) {
-  const RawTensor c = copy_of(t);
+  const RawTensor c = host_view(copy_of(t));
   const auto* p = static_cast<const unsigned char*>(c.storage()->data());
   return {p, p + std::size_t(c.numel()) * dtype_size(c.dtype())};
 }
@@ -71,8 +73,9 @@ struct ReduceExpected {
 
 /// Naive reduction: for every kept position, walk the reduced positions in
 /// row-major order. `axes` may be negative and in any order (no repeats).
-inline ReduceExpected reduce_ref(ReduceOp op, const RawTensor& x, const std::vector<int64_t>& axes,
-                                 bool keepdims) {
+inline ReduceExpected reduce_ref(ReduceOp op, const RawTensor& dev,
+                                 const std::vector<int64_t>& axes, bool keepdims) {
+  const RawTensor x = host_view(dev);  // read on the CPU, whatever the device
   const int64_t nd = x.ndim();
   std::vector<bool> reduced(std::size_t(nd), false);
   for (int64_t a : axes) reduced[std::size_t(a < 0 ? a + nd : a)] = true;
@@ -154,7 +157,7 @@ inline std::string check_reduce(ReduceOp op, const RawTensor& x, const std::vect
   std::ostringstream os;
   os << op_name(op) << " of " << dtype_name(x.dtype()) << " " << x.shape() << " strides "
      << x.strides() << " axes " << Shape(axes) << " keepdims " << keepdims << ": ";
-  const RawTensor got = raw::reduce(op, x, Shape(axes), keepdims);
+  const RawTensor got = host_view(raw::reduce(op, x, Shape(axes), keepdims));
   const ReduceExpected want = reduce_ref(op, x, axes, keepdims);
   if (got.shape() != want.shape) {
     os << "shape " << got.shape() << ", expected " << want.shape;
