@@ -20,6 +20,15 @@ namespace st = strata;
 using Body = std::function<void()>;
 using Setup = std::function<Body()>;
 
+/// The outcome of a workload's check of its result against a peer's
+/// (Workload::check): reported in the row, never failing the run.
+struct Check {
+  /// Numbers reported under their names (the JSON at full precision).
+  std::vector<std::pair<std::string, double>> values;
+  /// "ok", "MISMATCH", or why nothing was compared ("unchecked (...)").
+  std::string verdict;
+};
+
 // The same work done by another library, timed in the same run.
 struct Peer {
   std::string name;
@@ -39,6 +48,12 @@ struct Workload {
   // Peers the row also reports strata against as "strata_over_<peer>": the
   // median over the turns of strata's time / that peer's time in the same turn.
   std::vector<std::string> relative_to;
+  /// When set ("step"): one run is one such unit, and the row reports
+  /// "<unit>s_per_s" (1000 / median ms) for strata and for every peer.
+  std::string per_run;
+  /// When set: run once after the timing (and the measures); its values and
+  /// verdict go into the row as "check" and the values' names.
+  std::function<Check()> check;
 };
 
 // Every registered workload with its group (lower groups run first).
@@ -55,6 +70,11 @@ struct Register {
     for (auto& x : w) registry().push_back({group, std::move(x)});
   }
 };
+
+/// The directory for files a workload shares with its peers' processes: the
+/// one holding strata_bench (build/bench/), absolute. strata_bench exports it
+/// to the PyTorch child as STRATA_BENCH_DIR.
+const std::string& work_dir();
 
 // Keeps results alive so the optimiser cannot drop the work.
 extern st::RawTensor g_sink;

@@ -150,11 +150,92 @@ def mlp_step(batch, device="cpu", sync=lambda: None):
     return step
 
 
+def read_safetensors(path):
+    """The tensors and the "__metadata__" of a safetensors file: an 8-byte
+    little-endian header length N, N bytes of JSON ({name: {"dtype", "shape",
+    "data_offsets": [begin, end]}}), then the tensors' raw little-endian bytes
+    (offsets relative to the end of the header). No safetensors package needed."""
+    dtypes = {"F32": torch.float32, "F64": torch.float64, "I32": torch.int32,
+              "I64": torch.int64, "BOOL": torch.bool}
+    with open(path, "rb") as f:
+        data = f.read()
+    n = int.from_bytes(data[:8], "little")
+    header = json.loads(data[8:8 + n])
+    meta = header.pop("__metadata__", {})
+    tensors = {}
+    for name, info in header.items():
+        begin, end = info["data_offsets"]
+        raw = bytearray(data[8 + n + begin:8 + n + end])  # writable: frombuffer shares it
+        dtype = dtypes[info["dtype"]]
+        t = torch.frombuffer(raw, dtype=dtype) if raw else torch.empty(0, dtype=dtype)
+        tensors[name] = t.reshape(info["shape"])
+    return tensors, meta
+
+
+def makemore_step():
+    """makemore_train_step: examples/makemore.cpp's model and AdamW step.
+
+    Everything comes from the file strata's setup for the row wrote,
+    $STRATA_BENCH_DIR/makemore_train_step.safetensors (bench/workloads_makemore.cpp):
+    the initial parameters (nn.Embedding / nn.Linear layouts: "embed.weight"
+    [27, 10], "0.weight" [128, 30], "0.bias", "1.weight" [27, 128], "1.bias"),
+    the batches ("batch_x" [B, 256, 3], "batch_y" [B, 256], i64) and the
+    optimiser's lr and weight decay (metadata). The check, untimed: from the
+    file's parameters, check_steps steps on batches 0, 1, ..., then the loss on
+    the next batch, written to makemore_train_step.pytorch.json for strata to
+    compare with its own. The timed body is one step on the next batch,
+    cycling through them, from a fresh load of the file.
+    """
+    where = os.environ.get("STRATA_BENCH_DIR")
+    if not where:
+        raise RuntimeError("STRATA_BENCH_DIR is not set (strata_bench sets it)")
+    path = os.path.join(where, "makemore_train_step.safetensors")
+    F = torch.nn.functional
+
+    def load():
+        t, meta = read_safetensors(path)
+        xs, ys = list(t.pop("batch_x").unbind(0)), list(t.pop("batch_y").unbind(0))
+        p = {k: v.requires_grad_() for k, v in t.items()}
+        opt = torch.optim.AdamW(p.values(), lr=float(meta["lr"]),
+                                weight_decay=float(meta["weight_decay"]))
+        return p, opt, xs, ys, int(meta["check_steps"])
+
+    def loss_of(p, x, y):
+        e = F.embedding(x, p["embed.weight"]).view(x.shape[0], -1)  # concatenated contexts
+        h = torch.tanh(F.linear(e, p["0.weight"], p["0.bias"]))
+        return F.cross_entropy(F.linear(h, p["1.weight"], p["1.bias"]), y)
+
+    def step(p, opt, x, y):
+        opt.zero_grad(set_to_none=True)
+        loss = loss_of(p, x, y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    p, opt, xs, ys, check_steps = load()
+    for s in range(check_steps):
+        step(p, opt, xs[s], ys[s])
+    with torch.no_grad():
+        loss = loss_of(p, xs[check_steps], ys[check_steps]).item()
+    with open(os.path.join(where, "makemore_train_step.pytorch.json"), "w") as f:
+        json.dump({"loss_after_100": loss, "check_steps": check_steps}, f)
+
+    p, opt, xs, ys, _ = load()
+    turn = itertools.count()
+
+    def body():
+        i = next(turn) % len(xs)
+        step(p, opt, xs[i], ys[i])
+
+    return body
+
+
 def nn_workloads():
     def mlp():
         return mlp_step(128)
 
     yield "mlp_train_step_b128", mlp, 200, 20
+    yield "makemore_train_step", makemore_step, 200, 20
 
     def per_example_grads():
         """The same MLP's per-example gradients: vmap(grad(loss of one example))."""

@@ -30,6 +30,12 @@
 // allows for those bytes) and "of_limit" (limit_ms / median); rows that count
 // primitive ops carry "us_per_op"; rows with `relative_to` peers carry
 // "strata_over_<peer>" (the median over rounds of strata's time / the peer's).
+// Rows that count runs as steps carry "steps_per_s", strata's and each
+// peer's. Rows with a check of their result against a peer's carry "check"
+// ("ok", "MISMATCH" or "unchecked (why)") and its numbers, printed after the
+// rate; a mismatch is reported, never fatal. Files a row shares with the
+// PyTorch child (makemore_train_step's weights and batches) are written
+// beside strata_bench, a directory exported to the child as STRATA_BENCH_DIR.
 // "ratio" is the fastest peer's median over strata's: above 1, strata is
 // faster. A workload or peer that throws is reported with its message
 // ("error") and the run goes on to the next.
@@ -49,6 +55,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -57,6 +64,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -72,6 +80,12 @@ std::vector<Entry>& registry() {
 }
 
 st::RawTensor g_sink;
+
+namespace {
+std::string g_work_dir = ".";
+}  // namespace
+
+const std::string& work_dir() { return g_work_dir; }
 
 st::Tensor scaled_matrix(int64_t n, uint64_t seed, st::DType dtype) {
   return st::randn({n, n}, seed, dtype) * (1.0 / std::sqrt(double(n)));
@@ -331,6 +345,15 @@ int main(int argc, char** argv) {
 
   if (peers_on) bench::load_blas_peers();
 
+  // Files a row shares with its peers (makemore_train_step's weights and
+  // batches) go beside the executable; the PyTorch child finds them there.
+  {
+    std::error_code ec;
+    const std::filesystem::path exe = std::filesystem::canonical("/proc/self/exe", ec);
+    if (!ec) bench::g_work_dir = exe.parent_path().string();
+    setenv("STRATA_BENCH_DIR", bench::g_work_dir.c_str(), 1);
+  }
+
   std::unique_ptr<bench::TorchPeer> torch;
   std::set<std::string> torch_rows;
   if (torch_on) {
@@ -439,6 +462,7 @@ int main(int argc, char** argv) {
       nlohmann::json pr{{"name", name}};
       pr.update(pt.json());
       if (w.flops > 0) pr["gflops"] = w.flops / (pt.median * 1e-3) / 1e9;
+      if (!w.per_run.empty()) pr[w.per_run + "s_per_s"] = 1e3 / pt.median;
       peers.push_back(pr);
       if (best_peer == 0 || pt.median < best_peer) best_peer = pt.median;
     }
@@ -459,6 +483,13 @@ int main(int argc, char** argv) {
       row["gflops"] = gflops;
       std::printf(" %.1f GFLOP/s", gflops);
       if (lim.fma_gflops > 0) std::printf(" (%.0f%% of peak)", 100 * gflops / lim.fma_gflops);
+    }
+    if (!w.per_run.empty()) {
+      // Runs per second, strata's and then each peer's: " 310.2 steps/s (pytorch 150.3)".
+      row[w.per_run + "s_per_s"] = 1e3 / t.median;
+      std::printf(" %.1f %ss/s", 1e3 / t.median, w.per_run.c_str());
+      for (const auto& [name, pt] : peer_t)
+        std::printf(" (%s %.1f)", name.c_str(), 1e3 / pt.median);
     }
     if (w.bytes > 0) {
       const double gbps = w.bytes / (t.median * 1e-3) / 1e9;
@@ -493,6 +524,23 @@ int main(int argc, char** argv) {
       const double v = measure();
       row[name] = v;
       std::printf(" %s %.3g", name.c_str(), v);
+    }
+    // The check of the result against a peer's, after all timing: a mismatch
+    // is printed as such ("MISMATCH") and recorded, never fatal.
+    if (w.check) {
+      bench::Check c;
+      try {
+        c = w.check();
+      } catch (const std::exception& e) {
+        c.verdict = std::string("unchecked (") + e.what() + ")";
+      }
+      row["check"] = c.verdict;
+      std::printf(" check:");
+      for (const auto& [name, v] : c.values) {
+        row[name] = v;
+        std::printf(" %s %.7g", name.c_str(), v);
+      }
+      std::printf(" %s", c.verdict.c_str());
     }
     // Peers of this workload only (a copy of the same bytes, a hand-written loop, ...).
     for (const auto& [name, pt] : peer_t) {

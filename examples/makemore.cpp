@@ -8,7 +8,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <iostream>
 #include <random>
 #include <string>
@@ -16,10 +15,11 @@
 
 #include <strata.hpp>
 
+#include "makemore_model.hpp"  // read_words, examples, Model: shared with bench/
+
 namespace st = strata;
 namespace nn = st::nn;
-
-constexpr int kContext = 3;  // letters of context; '.' (0) marks the start and end of a word
+using makemore::kContext;
 
 int main(int argc, char** argv) {
   bool small = false;
@@ -28,52 +28,28 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--small") == 0) small = true;
     if (std::strcmp(argv[i], "--words") == 0 && i + 1 < argc) path = argv[++i];
   }
-  std::ifstream in(path);
-  if (!in) {
+  const std::optional<std::vector<std::string>> words = makemore::read_words(path);
+  if (!words) {
     std::cerr << "makemore: cannot read " << path
               << " (install Debian's wamerican, or --words FILE)\n";
     return 2;
   }
-  // Lower-case words of 3-10 letters, a..z only (no names, no possessives).
-  std::vector<std::string> words;
-  for (std::string w; std::getline(in, w);) {
-    bool plain = w.size() >= 3 && w.size() <= 10;
-    for (char c : w) plain = plain && c >= 'a' && c <= 'z';
-    if (plain) words.push_back(w);
-  }
-  std::vector<int64_t> order = nn::permutation(int64_t(words.size()), /*seed=*/5);
+  std::vector<int64_t> order = nn::permutation(int64_t(words->size()), /*seed=*/5);
   if (small) order.resize(std::min<std::size_t>(order.size(), 2000));
 
   // (context, next letter) pairs of every word.
-  std::vector<int64_t> xs, ys;
-  for (int64_t w : order) {
-    int64_t ctx[kContext] = {0, 0, 0};
-    const std::string& word = words[std::size_t(w)];
-    for (std::size_t i = 0; i <= word.size(); ++i) {
-      const int64_t next = i < word.size() ? word[i] - 'a' + 1 : 0;
-      xs.insert(xs.end(), ctx, ctx + kContext);
-      ys.push_back(next);
-      std::copy(ctx + 1, ctx + kContext, ctx);
-      ctx[kContext - 1] = next;
-    }
-  }
-  const int64_t n = int64_t(ys.size());
-  const st::Tensor X = st::from_vector(xs, {n, kContext}), Y = st::from_vector(ys);
+  const auto [X, Y] = makemore::examples(*words, order);
+  const int64_t n = Y.shape()[0];
   std::cout << order.size() << " words from " << path << ", " << n << " training examples\n";
 
-  const nn::Embedding embed(27, 10, st::f32, "embed.");
-  const nn::MLP mlp({kContext * 10, 128, 27}, nn::Activation::tanh);
-  nn::Params params = mlp.init(/*seed=*/1);
-  params.merge(embed.init(/*seed=*/2));
-  auto model = [&](const auto& p, const st::Tensor& ctx) {
-    return mlp(p, st::reshape(embed(p, ctx), {ctx.shape()[0], kContext * 10}));
-  };
+  const makemore::Model model;
+  nn::Params params = model.init();
   auto loss_on = [&](const nn::Params& p, const st::Tensor& x, const st::Tensor& y) {
     return nn::cross_entropy(model(p, x), y).item<double>();
   };
 
   const int64_t steps = small ? 300 : 6000;
-  nn::AdamW opt(0.01, 1e-4);
+  nn::AdamW opt(makemore::kLr, makemore::kWeightDecay);
   nn::BatchIterator batches(X, Y, 128, /*seed=*/3, true, true);
   const double start = loss_on(params, X, Y);
   std::printf("loss before training %.4f (uniform guessing: ln 27 = %.4f)\n", start,
