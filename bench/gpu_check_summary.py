@@ -83,6 +83,7 @@ def build_info(out, build):
     return info
 
 
+DEVICE_SUITES = ("raw_cuda", "diff_cuda", "ad_cuda", "nn_cuda")
 CTEST_LINE = re.compile(r"Test\s+#\d+:\s+(\S+)\s+\.*\s*(?:\*+)?\s*([A-Za-z][A-Za-z ]*?)\s+([\d.]+) sec")
 
 
@@ -101,6 +102,8 @@ def ctest_info(out):
         if key != "passed":
             info[key + "_tests"] = names
     info["cuda"] = tests.get("cuda", {}).get("status", "not run")
+    # The CPU suites run again on cuda:0 (STRATA_TEST_DEVICE): required like "cuda".
+    info["device_suites"] = {n: tests.get(n, {}).get("status", "not run") for n in DEVICE_SUITES}
     m = re.search(r"\d+% tests passed, \d+ tests failed out of \d+", log)
     info["summary"] = m.group(0) if m else None
     info["slowest"] = sorted(({"test": n, "seconds": t["seconds"]} for n, t in tests.items()),
@@ -195,6 +198,9 @@ def main():
         problems.append("tests failed: " + ", ".join(doc["ctest"]["failed_tests"]))
     if doc["ctest"]["cuda"] != "Passed" and not dry:
         problems.append(f"the CUDA suite: {doc['ctest']['cuda']} (it must run and pass)")
+    for name, status in doc["ctest"].get("device_suites", {}).items():
+        if status != "Passed" and not dry:
+            problems.append(f"the {name} suite: {status} (it must run and pass)")
     for tool in ("memcheck", "racecheck"):
         if doc[tool].get("errors"):
             problems.append(f"{tool}: {doc[tool]['errors']} error(s)")
@@ -216,7 +222,8 @@ def main():
     for s in steps:
         print(f"  {s['name']:<18} {s['status']:<8} {s['seconds']:>4} s   {s['log'] or ''}")
     c = doc["ctest"]
-    print(f"ctest: {c['summary']}; cuda suite {c['cuda']}; skipped {c.get('skipped_tests')};"
+    print(f"ctest: {c['summary']}; cuda suite {c['cuda']}; on cuda:0 {c.get('device_suites')};"
+          f" skipped {c.get('skipped_tests')};"
           f" failed {c.get('failed_tests')}")
     for tool in ("memcheck", "racecheck"):
         t = doc[tool]
