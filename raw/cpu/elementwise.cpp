@@ -84,7 +84,8 @@ void unary_typed(UnaryOp op, const RawTensor& out, const RawTensor& x) {
 
 // safe_mul / safe_div into a fresh output: the plain IEEE op by vmath's
 // product kernels, which also report whether every value they wrote is
-// finite (unit-stride blocks directly, others through small buffers), then,
+// finite (blocks of unit or zero strides directly, others through small
+// buffers), then,
 // only when some value is not, one pass that recomputes the NaN elements with
 // the functor, which differs from the plain op only there. The same values as
 // mapping the functor, on any layout. False (the caller maps the functor) off
@@ -94,7 +95,7 @@ bool safe_binary_fast(bool is_mul, Safe safe, const RawTensor& out, const RawTen
                       const RawTensor& b) {
   const vmath::Kernels* k = vmath::best();
   if (!k || out.storage() == a.storage() || out.storage() == b.storage()) return false;
-  bool (*kernel)(const T*, const T*, T*, int64_t) = nullptr;
+  bool (*kernel)(const T*, int64_t, const T*, int64_t, T*, int64_t) = nullptr;
   if constexpr (std::is_same_v<T, float>) kernel = is_mul ? k->mul_f32 : k->div_f32;
   if constexpr (std::is_same_v<T, double>) kernel = is_mul ? k->mul_f64 : k->div_f64;
   if (!kernel) return false;
@@ -108,8 +109,9 @@ bool safe_binary_fast(bool is_mul, Safe safe, const RawTensor& out, const RawTen
                      const T* pa = ab + off[1];
                      const T* pb = bb + off[2];
                      bool finite = true;
-                     if (st[0] == 1 && st[1] == 1 && st[2] == 1) {
-                       finite = kernel(pa, pb, o, n);
+                     auto unit_or_zero = [](int64_t s) { return s == 0 || s == 1; };
+                     if (st[0] == 1 && unit_or_zero(st[1]) && unit_or_zero(st[2])) {
+                       finite = kernel(pa, st[1], pb, st[2], o, n);
                      } else {
                        constexpr int64_t kBuf = 256;
                        T xa[kBuf], xb[kBuf], xo[kBuf];
@@ -119,7 +121,7 @@ bool safe_binary_fast(bool is_mul, Safe safe, const RawTensor& out, const RawTen
                            xa[i] = pa[(i0 + i) * st[1]];
                            xb[i] = pb[(i0 + i) * st[2]];
                          }
-                         finite = kernel(xa, xb, xo, m) && finite;
+                         finite = kernel(xa, 1, xb, 1, xo, m) && finite;
                          for (int64_t i = 0; i < m; ++i) o[(i0 + i) * st[0]] = xo[i];
                        }
                      }

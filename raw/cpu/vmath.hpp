@@ -16,11 +16,14 @@ enum Fn : int { kExp, kLog, kSin, kCos, kTanh, kSqrt, kFnCount };
 using KernelF32 = void (*)(const float* x, float* y, int64_t n);
 using KernelF64 = void (*)(const double* x, double* y, int64_t n);
 
-/// o[i] = a[i] * b[i] (or a[i] / b[i]) for i < n, plain IEEE arithmetic; returns true when
-/// every o[i] is finite (the check is fused into the same pass: the NaN-safe ops use it to
-/// skip their fixup pass). o may be a or b.
-using ProductF32 = bool (*)(const float* a, const float* b, float* o, int64_t n);
-using ProductF64 = bool (*)(const double* a, const double* b, double* o, int64_t n);
+/// o[i] = a[i * sa] * b[i * sb] (or a quotient) for i < n, plain IEEE arithmetic, with the
+/// strides sa and sb each 1 or 0 (a value broadcast over the block); returns true when every
+/// o[i] is finite (the check is fused into the same pass: the NaN-safe ops use it to skip
+/// their fixup pass). o may be a or b.
+using ProductF32 = bool (*)(const float* a, int64_t sa, const float* b, int64_t sb, float* o,
+                            int64_t n);
+using ProductF64 = bool (*)(const double* a, int64_t sa, const double* b, int64_t sb, double* o,
+                            int64_t n);
 /// The instruction sets with their own build of the kernels.
 enum class Isa : int { sse2, avx2, avx512 };
 

@@ -105,7 +105,8 @@ void sum_columns_f64(const double* x, int64_t rows, int64_t ld, int64_t cols, do
 // when its exponent bits are all ones, and adding the exponent's lowest bit to the exponent
 // field carries into the sign bit exactly then. Integer ops only, so the compiler
 // vectorises the check with the arithmetic (a float reduction it would not reorder).
-template <class T, class Op>
+// SA, SB: the operands' strides, 1 or 0 (one value broadcast over the block).
+template <int SA, int SB, class T, class Op>
 bool product_finite(const T* a, const T* b, T* o, int64_t n, Op op) {
   using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
   constexpr int kMantissa = sizeof(T) == 4 ? 23 : 52;
@@ -114,13 +115,20 @@ bool product_finite(const T* a, const T* b, T* o, int64_t n, Op op) {
   constexpr U kLowest = U(1) << kMantissa;
   U acc = 0;
   for (int64_t i = 0; i < n; ++i) {
-    const T v = op(a[i], b[i]);
+    const T v = op(a[i * SA], b[i * SB]);
     o[i] = v;
     U u;
     std::memcpy(&u, &v, sizeof u);
     acc |= (u & kExponent) + kLowest;
   }
   return (acc & kTop) == 0;
+}
+template <class T, class Op>
+bool product_strided(const T* a, int64_t sa, const T* b, int64_t sb, T* o, int64_t n, Op op) {
+  if (sa == 1 && sb == 1) return product_finite<1, 1>(a, b, o, n, op);
+  if (sa == 1) return product_finite<1, 0>(a, b, o, n, op);
+  if (sb == 1) return product_finite<0, 1>(a, b, o, n, op);
+  return product_finite<0, 0>(a, b, o, n, op);
 }
 struct MulOp {
   template <class T>
@@ -134,17 +142,17 @@ struct DivOp {
     return x / y;
   }
 };
-bool mul_f32(const float* a, const float* b, float* o, int64_t n) {
-  return product_finite(a, b, o, n, MulOp{});
+bool mul_f32(const float* a, int64_t sa, const float* b, int64_t sb, float* o, int64_t n) {
+  return product_strided(a, sa, b, sb, o, n, MulOp{});
 }
-bool div_f32(const float* a, const float* b, float* o, int64_t n) {
-  return product_finite(a, b, o, n, DivOp{});
+bool div_f32(const float* a, int64_t sa, const float* b, int64_t sb, float* o, int64_t n) {
+  return product_strided(a, sa, b, sb, o, n, DivOp{});
 }
-bool mul_f64(const double* a, const double* b, double* o, int64_t n) {
-  return product_finite(a, b, o, n, MulOp{});
+bool mul_f64(const double* a, int64_t sa, const double* b, int64_t sb, double* o, int64_t n) {
+  return product_strided(a, sa, b, sb, o, n, MulOp{});
 }
-bool div_f64(const double* a, const double* b, double* o, int64_t n) {
-  return product_finite(a, b, o, n, DivOp{});
+bool div_f64(const double* a, int64_t sa, const double* b, int64_t sb, double* o, int64_t n) {
+  return product_strided(a, sa, b, sb, o, n, DivOp{});
 }
 
 extern const Kernels kKernels;

@@ -483,6 +483,11 @@ TEST_CASE("safe_mul and safe_div with zeros, infinities and NaNs on large operan
           const RawTensor row = tt::make({cols}, t, {bv.end() - cols, bv.end()}).expand({rows, cols});
           CHECK(wrong(at, row) == 0);
           CHECK(wrong(row, at) == 0);
+          // A contiguous matrix and one value per row broadcast along it: stride-0 blocks.
+          const RawTensor m = tt::make({rows, cols}, t, {bv.begin(), bv.begin() + rows * cols});
+          const RawTensor col = tt::make({rows, 1}, t, {av.end() - rows, av.end()}).expand({rows, cols});
+          CHECK(wrong(m, col) == 0);
+          CHECK(wrong(col, m) == 0);
         }
       }
     }
