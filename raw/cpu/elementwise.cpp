@@ -82,52 +82,64 @@ void unary_typed(UnaryOp op, const RawTensor& out, const RawTensor& x) {
   scalar::visit_unary<T>(op, [&](auto fn) { map<T, T>(out, fn, x); });
 }
 
-// safe_mul / safe_div into a fresh output: the plain IEEE op by vmath's
-// product kernels, which also report whether every value they wrote is
-// finite (blocks of unit or zero strides directly, others through small
-// buffers), then,
-// only when some value is not, one pass that recomputes the NaN elements with
-// the functor, which differs from the plain op only there. The same values as
-// mapping the functor, on any layout. False (the caller maps the functor) off
-// x86-64 or when out shares storage with an operand.
-template <class T, class Safe>
-bool safe_binary_fast(bool is_mul, Safe safe, const RawTensor& out, const RawTensor& a,
+// safe_mul / safe_div into a fresh output: the plain IEEE op, then, only when
+// some value it wrote is not finite, one pass that recomputes the NaN
+// elements with the functor, which differs from the plain op only there. The
+// same values as mapping the functor, on any layout. When both operands step
+// by 1 or 0 along the last axis, vmath's product kernels compute the plain op
+// and check finiteness in the same pass (blocks of other strides, if the walk
+// makes any, one element at a time); otherwise the plain op is mapped (a loop
+// the compiler vectorises, with transposed operands staged; the functor's
+// select is not vectorised) and the output summed to check it. False (the
+// caller maps the functor) when out shares storage with an operand or is not
+// contiguous.
+template <class T, class Plain, class Safe>
+bool safe_binary_fast(Plain plain, Safe safe, const RawTensor& out, const RawTensor& a,
                       const RawTensor& b) {
-  const vmath::Kernels* k = vmath::best();
-  if (!k || out.storage() == a.storage() || out.storage() == b.storage()) return false;
+  if (!out.is_contiguous() || out.storage() == a.storage() || out.storage() == b.storage()) {
+    return false;
+  }
   bool (*kernel)(const T*, int64_t, const T*, int64_t, T*, int64_t) = nullptr;
-  if constexpr (std::is_same_v<T, float>) kernel = is_mul ? k->mul_f32 : k->div_f32;
-  if constexpr (std::is_same_v<T, double>) kernel = is_mul ? k->mul_f64 : k->div_f64;
-  if (!kernel) return false;
+  if (const vmath::Kernels* k = vmath::best()) {
+    constexpr bool is_mul = std::is_same_v<Plain, scalar::Mul>;
+    if constexpr (std::is_same_v<T, float>) kernel = is_mul ? k->mul_f32 : k->div_f32;
+    if constexpr (std::is_same_v<T, double>) kernel = is_mul ? k->mul_f64 : k->div_f64;
+  }
+  auto unit_or_zero = [](int64_t s) { return s == 0 || s == 1; };
+  // The stride along the last axis longer than 1 (the walk's innermost for a contiguous out).
+  auto last_unit_or_zero = [&](const RawTensor& t) {
+    for (int64_t d = t.ndim() - 1; d >= 0; --d) {
+      if (t.shape()[std::size_t(d)] > 1) return unit_or_zero(t.strides()[std::size_t(d)]);
+    }
+    return true;
+  };
   T* ob = base_ptr<T>(out);
-  const T* ab = base_ptr<T>(a);
-  const T* bb = base_ptr<T>(b);
-  std::atomic<bool> all_finite{true};
-  parallel_walk<3>(out.shape(), {&out.layout(), &a.layout(), &b.layout()},
-                   [&](const auto& off, int64_t n, const auto& st) {
-                     T* o = ob + off[0];
-                     const T* pa = ab + off[1];
-                     const T* pb = bb + off[2];
-                     bool finite = true;
-                     auto unit_or_zero = [](int64_t s) { return s == 0 || s == 1; };
-                     if (st[0] == 1 && unit_or_zero(st[1]) && unit_or_zero(st[2])) {
-                       finite = kernel(pa, st[1], pb, st[2], o, n);
-                     } else {
-                       constexpr int64_t kBuf = 256;
-                       T xa[kBuf], xb[kBuf], xo[kBuf];
-                       for (int64_t i0 = 0; i0 < n; i0 += kBuf) {
-                         const int64_t m = std::min(kBuf, n - i0);
-                         for (int64_t i = 0; i < m; ++i) {
-                           xa[i] = pa[(i0 + i) * st[1]];
-                           xb[i] = pb[(i0 + i) * st[2]];
+  bool finite;
+  if (kernel && last_unit_or_zero(a) && last_unit_or_zero(b)) {
+    const T* ab = base_ptr<T>(a);
+    const T* bb = base_ptr<T>(b);
+    std::atomic<bool> all_finite{true};
+    parallel_walk<3>(out.shape(), {&out.layout(), &a.layout(), &b.layout()},
+                     [&](const auto& off, int64_t n, const auto& st) {
+                       T* o = ob + off[0];
+                       const T* pa = ab + off[1];
+                       const T* pb = bb + off[2];
+                       bool ok = true;
+                       if (st[0] == 1 && unit_or_zero(st[1]) && unit_or_zero(st[2])) {
+                         ok = kernel(pa, st[1], pb, st[2], o, n);
+                       } else {  // one element at a time
+                         for (int64_t i = 0; i < n; ++i) {
+                           ok = kernel(pa + i * st[1], 0, pb + i * st[2], 0, o + i * st[0], 1) && ok;
                          }
-                         finite = kernel(xa, 1, xb, 1, xo, m) && finite;
-                         for (int64_t i = 0; i < m; ++i) o[(i0 + i) * st[0]] = xo[i];
                        }
-                     }
-                     if (!finite) all_finite.store(false, std::memory_order_relaxed);
-                   });
-  if (all_finite.load()) return true;
+                       if (!ok) all_finite.store(false, std::memory_order_relaxed);
+                     });
+    finite = all_finite.load();
+  } else {
+    map<T, T, T>(out, plain, a, b);
+    finite = std::isfinite(vmath::sum(ob + out.offset(), out.numel()));
+  }
+  if (finite) return true;
   map<T, T, T, T>(
       out, [safe](T v, T x, T y) { return v != v ? safe(x, y) : v; }, out, a, b);
   return true;
@@ -137,11 +149,11 @@ template <class T>
 void binary_typed(BinaryOp op, const RawTensor& out, const RawTensor& a, const RawTensor& b) {
   if constexpr (std::is_floating_point_v<T>) {
     if (op == BinaryOp::safe_mul &&
-        safe_binary_fast<T>(true, scalar::SafeMul{}, out, a, b)) {
+        safe_binary_fast<T>(scalar::Mul{}, scalar::SafeMul{}, out, a, b)) {
       return;
     }
     if (op == BinaryOp::safe_div &&
-        safe_binary_fast<T>(false, scalar::SafeDiv{}, out, a, b)) {
+        safe_binary_fast<T>(scalar::Div{}, scalar::SafeDiv{}, out, a, b)) {
       return;
     }
   }
