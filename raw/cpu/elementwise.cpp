@@ -247,6 +247,15 @@ void CpuBackend::from_host(const RawTensor& out, const void* src) {
 }
 
 void CpuBackend::to_host(const RawTensor& x, void* dst) {
+  if (x.numel() == 0) return;
+  if (x.is_contiguous()) {
+    // Bytes, not values: a bool buffer that was never written (raw::empty) copies without
+    // loading its bytes as bools, which is undefined for values other than 0 and 1.
+    const std::size_t size = dtype_size(x.dtype());
+    const auto* src = static_cast<const char*>(x.storage()->data()) + x.offset() * size;
+    std::memcpy(dst, src, std::size_t(x.numel()) * size);
+    return;
+  }
   visit_dtype(x.dtype(), "to_host", [&]<class T>(type_tag<T>) {
     const Layout dense = Layout::contiguous(x.shape());
     map_into<T, T>(
