@@ -44,7 +44,8 @@ RawTensor host_index_positions(const RawTensor& idx, int64_t axis, int64_t size,
   }
   if (!negative) return pos;
   // Never write into the caller's tensor: a fresh buffer unless pos is a copy already.
-  const RawTensor out = pos.storage() == idx.storage() ? raw::empty(pos.shape(), DType::i64, Device::cpu()) : pos;
+  const RawTensor out =
+      pos.storage() == idx.storage() ? raw::empty(pos.shape(), DType::i64, Device::cpu()) : pos;
   int64_t* w = static_cast<int64_t*>(out.storage()->data()) + out.offset();
   for (int64_t j = 0; j < n; ++j) w[j] = v[j] < 0 ? v[j] + size : v[j];
   return out;

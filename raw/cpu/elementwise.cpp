@@ -129,7 +129,8 @@ bool safe_binary_fast(Plain plain, Safe safe, const RawTensor& out, const RawTen
                          ok = kernel(pa, st[1], pb, st[2], o, n);
                        } else {  // one element at a time
                          for (int64_t i = 0; i < n; ++i) {
-                           ok = kernel(pa + i * st[1], 0, pb + i * st[2], 0, o + i * st[0], 1) && ok;
+                           ok =
+                               kernel(pa + i * st[1], 0, pb + i * st[2], 0, o + i * st[0], 1) && ok;
                          }
                        }
                        if (!ok) all_finite.store(false, std::memory_order_relaxed);

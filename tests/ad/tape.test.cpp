@@ -135,7 +135,8 @@ TEST_CASE("tapes recycle their arrays per thread, across threads and repeated ca
   auto check = [&](const st::Tensor& gx, const st::Tensor& gy) {
     check_gx(gx);
     const std::vector<double> b = gy.to_vector<double>();
-    for (std::size_t i = 0; i < xv.size(); ++i) CHECK(b[i] == Approx(std::sin(xv[i])).epsilon(1e-14));
+    for (std::size_t i = 0; i < xv.size(); ++i)
+      CHECK(b[i] == Approx(std::sin(xv[i])).epsilon(1e-14));
   };
   const st::Tensor x = st::from_vector(xv, {4}), y = st::from_vector(yv, {4});
 

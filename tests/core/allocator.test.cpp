@@ -261,7 +261,7 @@ class RecordingAllocator final : public st::CachingAllocator {
  public:
   ~RecordingAllocator() override { empty_cache(); }
   st::Device device() const override { return st::Device::cpu(); }
-  std::vector<void*> freed;               // system_free calls, in order
+  std::vector<void*> freed;                // system_free calls, in order
   std::map<void*, std::size_t> allocated;  // system_allocate's live blocks and their sizes
   std::vector<std::string> mismatches;     // system_free calls whose size was not the block's
 

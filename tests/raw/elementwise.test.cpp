@@ -435,7 +435,8 @@ TEST_CASE("elementwise results: dtypes, fresh storage, inputs untouched", "[raw]
   }
 }
 
-TEST_CASE("safe_mul and safe_div with zeros, infinities and NaNs on large operands of any layout", "[raw]") {
+TEST_CASE("safe_mul and safe_div with zeros, infinities and NaNs on large operands of any layout",
+          "[raw]") {
   // The contiguous same-shape path (vmath's product kernels, threads over blocks, with the
   // finiteness check fused) against the reference, with zeros, infinities and NaNs placed
   // at the start, at block edges and at the end, and with none at all.
@@ -445,15 +446,16 @@ TEST_CASE("safe_mul and safe_div with zeros, infinities and NaNs on large operan
   for (DType t : {st::f32, st::f64}) {
     for (BinaryOp op : {BinaryOp::safe_mul, BinaryOp::safe_div}) {
       for (bool specials : {false, true}) {
-        DYNAMIC_SECTION(st::op_name(op) << ", " << dname(t)
-                                                   << (specials ? ", with specials" : "")) {
+        DYNAMIC_SECTION(st::op_name(op)
+                        << ", " << dname(t) << (specials ? ", with specials" : "")) {
           std::vector<double> av(static_cast<std::size_t>(n)), bv(static_cast<std::size_t>(n));
           for (std::size_t i = 0; i < av.size(); ++i) av[i] = normal(rng), bv[i] = normal(rng);
           if (specials) {
             const std::vector<std::pair<double, double>> cases = {
                 {0, kInf}, {kInf, 0}, {0, 0}, {1.5, 0}, {kNaN, 2}, {-kInf, -2}, {0, kNaN}};
-            const std::vector<int64_t> at = {0, (int64_t{1} << 15) - 1, int64_t{1} << 15, 40000,
-                                             2 * (int64_t{1} << 15) + 1, n - 2, n - 1};
+            const std::vector<int64_t> at = {0,     (int64_t{1} << 15) - 1,     int64_t{1} << 15,
+                                             40000, 2 * (int64_t{1} << 15) + 1, n - 2,
+                                             n - 1};
             for (std::size_t c = 0; c < cases.size(); ++c) {
               av[std::size_t(at[c])] = cases[c].first, bv[std::size_t(at[c])] = cases[c].second;
             }
@@ -478,14 +480,16 @@ TEST_CASE("safe_mul and safe_div with zeros, infinities and NaNs on large operan
           CHECK(wrong(tt::make({n}, t, av), tt::make({n}, t, bv)) == 0);
           // A transposed view times a row broadcast over it: staged blocks and stride 0.
           const int64_t rows = 97, cols = 1013;
-          const RawTensor at = tt::make({cols, rows}, t, {av.begin(), av.begin() + rows * cols})
-                                   .permute({1, 0});
-          const RawTensor row = tt::make({cols}, t, {bv.end() - cols, bv.end()}).expand({rows, cols});
+          const RawTensor at =
+              tt::make({cols, rows}, t, {av.begin(), av.begin() + rows * cols}).permute({1, 0});
+          const RawTensor row =
+              tt::make({cols}, t, {bv.end() - cols, bv.end()}).expand({rows, cols});
           CHECK(wrong(at, row) == 0);
           CHECK(wrong(row, at) == 0);
           // A contiguous matrix and one value per row broadcast along it: stride-0 blocks.
           const RawTensor m = tt::make({rows, cols}, t, {bv.begin(), bv.begin() + rows * cols});
-          const RawTensor col = tt::make({rows, 1}, t, {av.end() - rows, av.end()}).expand({rows, cols});
+          const RawTensor col =
+              tt::make({rows, 1}, t, {av.end() - rows, av.end()}).expand({rows, cols});
           CHECK(wrong(m, col) == 0);
           CHECK(wrong(col, m) == 0);
         }
