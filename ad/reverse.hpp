@@ -69,8 +69,8 @@ namespace detail {
 /// the pullbacks of its vjp rule (ad/rules.hpp) on the operands' tape.
 template <Diffable T>
 struct Prims<Reverse<T>> {
-  using R = Reverse<T>;                 ///< the level these primitives act on
-  using P = Prims<T>;                   ///< the primitives of the level below
+  using R = Reverse<T>;  ///< the level these primitives act on
+  using P = Prims<T>;    ///< the primitives of the level below
 
   /// @{
   /// The Diffable primitive of the same name (diff/diffable.hpp) on Reverse<T>: the primal by

@@ -166,8 +166,8 @@ class Tape {
       const int32_t s = slot[std::size_t(i)];
       const Node& n = nodes_[std::size_t(i)];
       if (s < 0 || n.joint == kLeaf) continue;
-      const int64_t saved_end = i + 1 < n_nodes ? nodes_[std::size_t(i) + 1].first_saved
-                                                : int64_t(saved_.size());
+      const int64_t saved_end =
+          i + 1 < n_nodes ? nodes_[std::size_t(i) + 1].first_saved : int64_t(saved_.size());
       for (int64_t k = n.first_saved; k < saved_end; ++k) {
         const Saved& v = saved_[std::size_t(k)];
         if (v.storage->version() != v.version) {
@@ -185,8 +185,8 @@ class Tape {
           if (j.inputs[k] >= 0) accumulate(j.inputs[k], std::move(gs[k]));
         }
       }
-      const int64_t edges_end = i + 1 < n_nodes ? nodes_[std::size_t(i) + 1].first_edge
-                                                : int64_t(edges_.size());
+      const int64_t edges_end =
+          i + 1 < n_nodes ? nodes_[std::size_t(i) + 1].first_edge : int64_t(edges_.size());
       for (int64_t k = n.first_edge; k < edges_end; ++k) {
         const Edge& e = edges_[std::size_t(k)];
         accumulate(e.input, e.pullback(ct));

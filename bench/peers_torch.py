@@ -65,17 +65,7 @@ WARMUP_S = 0.1
 def timed(body, reps, warmup=1):
     # Warm up for at least WARMUP_S as well as `warmup` calls, like strata_bench:
     # on a VM whose cores idled, the first milliseconds of work run up to 2x slow.
-    t_end = time.perf_counter() + WARMUP_S
-    for i in itertools.count():
-        if i >= warmup and time.perf_counter() >= t_end:
-            break
-        body()
-    ts = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        body()
-        ts.append((time.perf_counter() - t0) * 1e3)
-    return ts
+    return timed_turn(body, reps, WARMUP_S, warmup)
 
 
 def raw_workloads():
