@@ -30,11 +30,32 @@ inline void stream_fill(void* dst, int64_t blocks, const void* pattern) {
   }
   _mm_sfence();
 }
+// dst[b * ldd + a] = src[a * lds + b] for an 8 x 8 block of 4-byte elements:
+// pairs interleaved, then pairs of pairs, then the 128-bit halves swapped.
+inline void transpose8(const float* s, int64_t lds, float* d, int64_t ldd) {
+  __m256 r[8], t[8], u[8];
+  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(s + i * lds);
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 8; i += 4) {
+    u[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+    u[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);
+    u[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+    u[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+  }
+  for (int j = 0; j < 4; ++j) {
+    _mm256_storeu_ps(d + j * ldd, _mm256_permute2f128_ps(u[j], u[4 + j], 0x20));
+    _mm256_storeu_ps(d + (4 + j) * ldd, _mm256_permute2f128_ps(u[j], u[4 + j], 0x31));
+  }
+}
 // dst[b * ldd + a] = src[a * lds + b] for a 16 x 16 block of 4-byte elements.
 inline void transpose16(const char* src, int64_t lds, char* dst, int64_t ldd) {
-  for (int64_t a = 0; a < 16; ++a) {
-    for (int64_t b = 0; b < 16; ++b)
-      std::memcpy(dst + (b * ldd + a) * 4, src + (a * lds + b) * 4, 4);
+  const auto* s = reinterpret_cast<const float*>(src);
+  auto* d = reinterpret_cast<float*>(dst);
+  for (int a = 0; a < 16; a += 8) {
+    for (int b = 0; b < 16; b += 8) transpose8(s + a * lds + b, lds, d + b * ldd + a, ldd);
   }
 }
 }  // namespace strata::detail::vmath::avx2
