@@ -3,7 +3,8 @@
 # SLEEF (libsleef-dev) supplies the vectorised transcendental functions; its
 # kernels are compiled once per x86 instruction set (raw/cpu/vmath_<isa>.cpp,
 # each with its own -m flags) and chosen at run time, so the build runs on any
-# x86-64 CPU and uses AVX-512 where the CPU has it. No other file gets ISA flags.
+# x86-64 CPU and uses AVX-512 where the CPU has it. Besides them only Eigen's GEMM
+# (raw/cpu/gemm_<isa>.cpp, below) gets ISA flags.
 find_path(SLEEF_INCLUDE_DIR sleef.h)
 find_library(SLEEF_LIBRARY sleef)
 if(NOT SLEEF_INCLUDE_DIR OR NOT SLEEF_LIBRARY)
@@ -19,6 +20,44 @@ if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd64")
   # -Wno-maybe-uninitialized is GCC's (clang has no such warning and warns about the flag).
   set_source_files_properties(raw/cpu/vmath_avx512.cpp PROPERTIES COMPILE_OPTIONS
                               "-mavx512f;-mavx2;-mfma;$<$<CXX_COMPILER_ID:GNU>:-Wno-maybe-uninitialized>")
+endif()
+
+# Eigen's GEMM (f64 products, small f32 ones) for AVX2 and AVX-512 as well as
+# the baseline: raw/cpu/gemm_<isa>.cpp, each compiled with its flags and hidden
+# symbols, then linked alone (ld -r, section groups dissolved) and every
+# hidden symbol made local (objcopy), so that its Eigen instantiations can
+# never stand in for the baseline's ones of the same name
+# (raw/cpu/eigen_gemm.hpp). STRATA_GEMM_OBJECTS: the objects strata_raw links.
+set(STRATA_GEMM_OBJECTS "")
+if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd64" AND CMAKE_LINKER AND CMAKE_OBJCOPY)
+  foreach(isa avx2 avx512)
+    set(flags -mavx2 -mfma)
+    if(isa STREQUAL "avx512")
+      set(flags -mavx512f -mavx2 -mfma $<$<CXX_COMPILER_ID:GNU>:-Wno-maybe-uninitialized>)
+    endif()
+    add_library(strata_gemm_${isa} OBJECT raw/cpu/gemm_${isa}.cpp)
+    target_include_directories(strata_gemm_${isa} PRIVATE ${PROJECT_SOURCE_DIR})
+    target_link_libraries(strata_gemm_${isa} PRIVATE Eigen3::Eigen)
+    target_compile_features(strata_gemm_${isa} PRIVATE cxx_std_20)
+    target_compile_definitions(strata_gemm_${isa} PRIVATE STRATA_HAVE_ISA_GEMM=1)
+    # GCC gives function-local statics in inline functions STB_GNU_UNIQUE
+    # binding, which objcopy cannot localise; -fno-gnu-unique makes them weak.
+    target_compile_options(strata_gemm_${isa} PRIVATE ${flags} -fvisibility=hidden
+                           -fvisibility-inlines-hidden $<$<CXX_COMPILER_ID:GNU>:-fno-gnu-unique>)
+    set_target_properties(strata_gemm_${isa} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+    set(local ${CMAKE_CURRENT_BINARY_DIR}/strata_gemm_${isa}_local.o)
+    add_custom_command(
+      OUTPUT ${local}
+      COMMAND ${CMAKE_LINKER} -r --force-group-allocation $<TARGET_OBJECTS:strata_gemm_${isa}>
+              -o ${local}.tmp
+      COMMAND ${CMAKE_OBJCOPY} --localize-hidden ${local}.tmp ${local}
+      DEPENDS strata_gemm_${isa} $<TARGET_OBJECTS:strata_gemm_${isa}>
+      COMMENT "Localising the symbols of Eigen's ${isa} GEMM"
+      VERBATIM COMMAND_EXPAND_LISTS)
+    set_source_files_properties(${local} PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
+    list(APPEND STRATA_GEMM_OBJECTS ${local})
+  endforeach()
+  list(APPEND STRATA_CPU_DEFS STRATA_HAVE_ISA_GEMM=1)
 endif()
 
 # oneDNN (libdnnl-dev) supplies the f32 GEMM: JIT kernels for the instruction

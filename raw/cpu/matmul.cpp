@@ -13,22 +13,23 @@
 // for the CPU's instruction set; docs/PERFORMANCE.md has the measurements
 // that chose it), called single-threaded: strata's pool splits the work.
 // Smaller f32 products and f64 go to Eigen's GEMM through Maps (no call
-// overhead beyond the product itself), also single-threaded. Integers use a
-// plain triple loop.
+// overhead beyond the product itself), also single-threaded, built for the
+// CPU's instruction set (raw/cpu/eigen_gemm.hpp). Integers use a plain
+// triple loop.
 //
 // Determinism: a GEMM's blocking and summation order depend on the m and n of
 // the call, so a product cut into one block per thread gave different bits
 // for different thread counts. Each product is cut into tiles chosen from the
 // shapes alone (tile_product); the pool only decides which thread runs which
 // tile, and every tile is the same call whatever the thread count.
-#define EIGEN_DONT_PARALLELIZE  // never Eigen's own OpenMP threads, even under -fopenmp
-#include <Eigen/Core>
 #include <algorithm>
 #include <type_traits>
 #include <vector>
 
 #include "raw/cpu/cpu_backend.hpp"
+#include "raw/cpu/eigen_gemm.hpp"
 #include "raw/cpu/loops.hpp"
+#include "raw/cpu/vmath.hpp"
 
 #if defined(STRATA_HAVE_DNNL)
 #include <oneapi/dnnl/dnnl.h>
@@ -108,15 +109,6 @@ Tiling tile_product(int64_t m, int64_t n, int64_t k, int64_t batches, bool b_row
   return t;
 }
 
-/// One matrix operand: pointer to element (0, 0), rows, cols and how to read it.
-template <class T>
-struct Mat {
-  const T* data;
-  int64_t rows, cols;
-  int64_t ld;      // leading dimension (stride between rows or columns)
-  bool row_major;  // true: element (i, j) at i * ld + j; false: at i + j * ld
-};
-
 /// How a GEMM can read a rows x cols matrix with strides (rs, cs), if at all.
 template <class T>
 bool describe(const T* p, int64_t rows, int64_t cols, int64_t rs, int64_t cs, Mat<T>& m) {
@@ -143,12 +135,15 @@ bool describe(const T* p, int64_t rows, int64_t cols, int64_t rs, int64_t cs, Ma
   return false;
 }
 
-template <class T, int Order>
-using MapT = Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Order>, 0,
-                        Eigen::OuterStride<>>;
-template <class T>
-using OutMap = Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>, 0,
-                          Eigen::OuterStride<>>;
+/// Eigen's GEMM for the instruction set vmath chose (STRATA_ISA caps it too).
+const GemmKernels& eigen_kernels() {
+  static const GemmKernels* const k = [] {
+    const vmath::Kernels* v = vmath::best();
+    const GemmKernels* g = v ? gemm_kernels_for(v->isa) : nullptr;
+    return g ? g : gemm_kernels_for(vmath::Isa::sse2);
+  }();
+  return *k;
+}
 
 #if defined(STRATA_HAVE_DNNL)
 /// c[r0..r1, c0..c1] = a[r0..r1, :] * b[:, c0..c1] with oneDNN's row-major
@@ -183,21 +178,10 @@ void gemm_block(const Mat<T>& a, const Mat<T>& b, T* c, int64_t ldc, int64_t r0,
     }
   }
 #endif
-  OutMap<T> C(c + r0 * ldc + c0, r1 - r0, c1 - c0, Eigen::OuterStride<>(ldc));
-  auto with_a = [&](const auto& A) {
-    auto with_b = [&](const auto& B) {
-      C.noalias() = A.middleRows(r0, r1 - r0) * B.middleCols(c0, c1 - c0);
-    };
-    if (b.row_major) {
-      with_b(MapT<T, Eigen::RowMajor>(b.data, k, b.cols, Eigen::OuterStride<>(b.ld)));
-    } else {
-      with_b(MapT<T, Eigen::ColMajor>(b.data, k, b.cols, Eigen::OuterStride<>(b.ld)));
-    }
-  };
-  if (a.row_major) {
-    with_a(MapT<T, Eigen::RowMajor>(a.data, a.rows, k, Eigen::OuterStride<>(a.ld)));
+  if constexpr (std::is_same_v<T, float>) {
+    eigen_kernels().f32(a, b, c, ldc, r0, r1, c0, c1);
   } else {
-    with_a(MapT<T, Eigen::ColMajor>(a.data, a.rows, k, Eigen::OuterStride<>(a.ld)));
+    eigen_kernels().f64(a, b, c, ldc, r0, r1, c0, c1);
   }
 }
 
@@ -304,6 +288,18 @@ void matmul_typed(const RawTensor& out, const RawTensor& a, const RawTensor& b) 
 }
 
 }  // namespace
+
+const GemmKernels* gemm_kernels_for(vmath::Isa isa) {
+  static const GemmKernels baseline{eigen_gemm<float>, eigen_gemm<double>};
+  if (isa == vmath::Isa::sse2) return &baseline;
+#if defined(STRATA_HAVE_ISA_GEMM)
+  if (vmath::kernels_for(isa) != nullptr) {  // the CPU runs it
+    if (isa == vmath::Isa::avx2) return &gemm_avx2::kGemm;
+    if (isa == vmath::Isa::avx512) return &gemm_avx512::kGemm;
+  }
+#endif
+  return nullptr;
+}
 
 void CpuBackend::matmul(const RawTensor& out, const RawTensor& a, const RawTensor& b) {
   visit_dtype(out.dtype(), "matmul", [&]<class T>(type_tag<T>) {

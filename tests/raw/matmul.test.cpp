@@ -3,14 +3,19 @@
 // of every stride pattern a view can produce, and against the same product of
 // contiguous copies made element by element.
 #include <Eigen/Core>
+#include <algorithm>
+#include <array>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "raw/cpu/eigen_gemm.hpp"
 #include "support/naive.hpp"
 #include "support/reduce_ref.hpp"
 
@@ -426,6 +431,69 @@ TEST_CASE("matmul: large products (threaded path)", "[raw]") {
     for (std::size_t i = 0; i < one.size(); ++i)
       worst = std::max(worst, std::fabs(one[i] - two[i]));
     CHECK(worst <= 1e-11);
+  }
+}
+
+TEMPLATE_TEST_CASE("matmul: Eigen's GEMM built for every instruction set matches a double loop",
+                   "[raw]", float, double) {
+  namespace vm = st::detail::vmath;
+  using T = TestType;
+  std::mt19937_64 rng(71);
+  std::normal_distribution<double> normal;
+  for (vm::Isa isa : {vm::Isa::sse2, vm::Isa::avx2, vm::Isa::avx512}) {
+    const st::detail::GemmKernels* g = st::detail::gemm_kernels_for(isa);
+    if (isa == vm::Isa::sse2) REQUIRE(g != nullptr);  // the baseline build is always there
+    if (!g) continue;
+    INFO("isa " << vm::isa_name(isa));
+    for (const auto& [m, k, n] : {std::array<int64_t, 3>{1, 1, 1}, {37, 53, 29}, {130, 70, 90}}) {
+      for (const bool a_rows : {true, false}) {
+        for (const bool b_rows : {true, false}) {
+          const int64_t lda = (a_rows ? k : m) + 3, ldb = (b_rows ? n : k) + 2, ldc = n + 5;
+          std::vector<T> a(std::size_t(lda * (a_rows ? m : k))),
+              b(std::size_t(ldb * (b_rows ? k : n)));
+          for (T& v : a) v = T(normal(rng));
+          for (T& v : b) v = T(normal(rng));
+          auto at = [&](int64_t i, int64_t p) {
+            return double(a[std::size_t(a_rows ? i * lda + p : i + p * lda)]);
+          };
+          auto bt = [&](int64_t p, int64_t j) {
+            return double(b[std::size_t(b_rows ? p * ldb + j : p + j * ldb)]);
+          };
+          // One tile of the product: rows [r0, r1), columns [c0, c1); the rest of c stays.
+          const int64_t r0 = m / 3, r1 = m, c0 = n / 4, c1 = n - n / 5;
+          std::vector<T> c(std::size_t(m * ldc), T(-7));
+          if constexpr (std::is_same_v<T, float>) {
+            g->f32({a.data(), m, k, lda, a_rows}, {b.data(), k, n, ldb, b_rows}, c.data(), ldc, r0,
+                   r1, c0, c1);
+          } else {
+            g->f64({a.data(), m, k, lda, a_rows}, {b.data(), k, n, ldb, b_rows}, c.data(), ldc, r0,
+                   r1, c0, c1);
+          }
+          double worst = 0;
+          bool untouched = true;
+          for (int64_t i = 0; i < m; ++i) {
+            for (int64_t j = 0; j < ldc; ++j) {
+              const T got = c[std::size_t(i * ldc + j)];
+              if (i < r0 || j < c0 || j >= c1) {
+                untouched = untouched && got == T(-7);
+                continue;
+              }
+              double want = 0, scale = 0;
+              for (int64_t p = 0; p < k; ++p) {
+                want += at(i, p) * bt(p, j);
+                scale += std::fabs(at(i, p) * bt(p, j));
+              }
+              worst = std::max(worst, std::fabs(double(got) - want) / (scale + 1e-300));
+            }
+          }
+          INFO(m << " x " << k << " x " << n << (a_rows ? " A rows" : " A cols")
+                 << (b_rows ? " B rows" : " B cols"));
+          CHECK(untouched);
+          // The bound of a k-term dot product: k units of roundoff times sum |a b|.
+          CHECK(worst <= double(k) * std::numeric_limits<T>::epsilon());
+        }
+      }
+    }
   }
 }
 
