@@ -24,12 +24,12 @@ endif()
 
 # Eigen's GEMM (f64 products, small f32 ones) for AVX2 and AVX-512 as well as
 # the baseline: raw/cpu/gemm_<isa>.cpp, each compiled with its flags and hidden
-# symbols, then linked alone (ld -r, section groups dissolved) and every
-# hidden symbol made local (objcopy), so that its Eigen instantiations can
+# symbols, then its section groups dissolved and every hidden symbol made
+# local (objcopy), so that its Eigen instantiations can
 # never stand in for the baseline's ones of the same name
 # (raw/cpu/eigen_gemm.hpp). STRATA_GEMM_OBJECTS: the objects strata_raw links.
 set(STRATA_GEMM_OBJECTS "")
-if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd64" AND CMAKE_LINKER AND CMAKE_OBJCOPY)
+if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd64" AND CMAKE_OBJCOPY)
   foreach(isa avx2 avx512)
     set(flags -mavx2 -mfma)
     if(isa STREQUAL "avx512")
@@ -48,12 +48,11 @@ if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd64" AND CMAKE_LINKER AND CMAK
     set(local ${CMAKE_CURRENT_BINARY_DIR}/strata_gemm_${isa}_local.o)
     add_custom_command(
       OUTPUT ${local}
-      COMMAND ${CMAKE_LINKER} -r --force-group-allocation $<TARGET_OBJECTS:strata_gemm_${isa}>
-              -o ${local}.tmp
-      COMMAND ${CMAKE_OBJCOPY} --localize-hidden ${local}.tmp ${local}
+      COMMAND ${CMAKE_OBJCOPY} --remove-section=.group --localize-hidden
+              $<TARGET_OBJECTS:strata_gemm_${isa}> ${local}
       DEPENDS strata_gemm_${isa} $<TARGET_OBJECTS:strata_gemm_${isa}>
       COMMENT "Localising the symbols of Eigen's ${isa} GEMM"
-      VERBATIM COMMAND_EXPAND_LISTS)
+      VERBATIM)
     set_source_files_properties(${local} PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
     list(APPEND STRATA_GEMM_OBJECTS ${local})
   endforeach()

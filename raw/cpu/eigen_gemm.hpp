@@ -9,9 +9,10 @@
 ///
 /// The ISA builds instantiate the same Eigen templates under the same names as
 /// the baseline one; if the linker merged them, a CPU without AVX could run an
-/// AVX copy. cmake/strata_cpu_deps.cmake therefore links each ISA object on its
-/// own (ld -r, section groups dissolved) and makes every symbol but its kGemm
-/// table local (objcopy --localize-hidden); the test isa_gemm_symbols checks it.
+/// AVX copy. cmake/strata_cpu_deps.cmake therefore compiles each ISA object
+/// with hidden symbols, then dissolves its section groups (COMDAT, which the
+/// linker would merge by name) and makes every hidden symbol local (objcopy);
+/// the test isa_gemm_symbols checks that only its kGemm table stays global.
 #include <cstdint>
 
 #define EIGEN_DONT_PARALLELIZE  // never Eigen's own OpenMP threads, even under -fopenmp
