@@ -85,12 +85,12 @@ void unary_typed(UnaryOp op, const RawTensor& out, const RawTensor& x) {
 // safe_mul / safe_div into a fresh output: the plain IEEE op, then, only when
 // some value it wrote is not finite, one pass that recomputes the NaN
 // elements with the functor, which differs from the plain op only there. The
-// same values as mapping the functor, on any layout. When both operands step
-// by 1 or 0 along the last axis, vmath's product kernels compute the plain op
-// and check finiteness in the same pass (blocks of other strides, if the walk
-// makes any, one element at a time); otherwise the plain op is mapped (a loop
-// the compiler vectorises, with transposed operands staged; the functor's
-// select is not vectorised) and the output summed to check it. False (the
+// same values as mapping the functor, on any layout. vmath's product kernels
+// compute the plain op and check finiteness in the same pass on every block
+// whose operands step by 1 or 0, a transposed operand staged into a buffer
+// first (parallel_walk_staged); blocks of other strides (both operands
+// transposed, sliced steps) are computed and checked by a plain loop. Without
+// vmath, the plain op is mapped and the output summed to check it. False (the
 // caller maps the functor) when out shares storage with an operand or is not
 // contiguous.
 template <class T, class Plain, class Safe>
@@ -106,35 +106,31 @@ bool safe_binary_fast(Plain plain, Safe safe, const RawTensor& out, const RawTen
     if constexpr (std::is_same_v<T, double>) kernel = is_mul ? k->mul_f64 : k->div_f64;
   }
   auto unit_or_zero = [](int64_t s) { return s == 0 || s == 1; };
-  // The stride along the last axis longer than 1 (the walk's innermost for a contiguous out).
-  auto last_unit_or_zero = [&](const RawTensor& t) {
-    for (int64_t d = t.ndim() - 1; d >= 0; --d) {
-      if (t.shape()[std::size_t(d)] > 1) return unit_or_zero(t.strides()[std::size_t(d)]);
-    }
-    return true;
-  };
   T* ob = base_ptr<T>(out);
   bool finite;
-  if (kernel && last_unit_or_zero(a) && last_unit_or_zero(b)) {
+  if (kernel) {
     const T* ab = base_ptr<T>(a);
     const T* bb = base_ptr<T>(b);
     std::atomic<bool> all_finite{true};
-    parallel_walk<3>(out.shape(), {&out.layout(), &a.layout(), &b.layout()},
-                     [&](const auto& off, int64_t n, const auto& st) {
-                       T* o = ob + off[0];
-                       const T* pa = ab + off[1];
-                       const T* pb = bb + off[2];
-                       bool ok = true;
-                       if (st[0] == 1 && unit_or_zero(st[1]) && unit_or_zero(st[2])) {
-                         ok = kernel(pa, st[1], pb, st[2], o, n);
-                       } else {  // one element at a time
-                         for (int64_t i = 0; i < n; ++i) {
-                           ok =
-                               kernel(pa + i * st[1], 0, pb + i * st[2], 0, o + i * st[0], 1) && ok;
-                         }
-                       }
-                       if (!ok) all_finite.store(false, std::memory_order_relaxed);
-                     });
+    parallel_walk_staged<3>(
+        out.shape(), {&out.layout(), &a.layout(), &b.layout()}, {ob, ab, bb},
+        {int(sizeof(T)), int(sizeof(T)), int(sizeof(T))},
+        [&](const auto& off, int64_t n, const auto& st, int sk, const void* row) {
+          T* o = ob + off[0];
+          const T* pa = sk == 1 ? static_cast<const T*>(row) : ab + off[1];
+          const T* pb = sk == 2 ? static_cast<const T*>(row) : bb + off[2];
+          bool ok = true;
+          if (st[0] == 1 && unit_or_zero(st[1]) && unit_or_zero(st[2])) {
+            ok = kernel(pa, st[1], pb, st[2], o, n);
+          } else {
+            for (int64_t i = 0; i < n; ++i) {
+              const T v = plain(pa[i * st[1]], pb[i * st[2]]);
+              o[i * st[0]] = v;
+              ok = ok && std::isfinite(v);
+            }
+          }
+          if (!ok) all_finite.store(false, std::memory_order_relaxed);
+        });
     finite = all_finite.load();
   } else {
     map<T, T, T>(out, plain, a, b);

@@ -486,6 +486,10 @@ TEST_CASE("safe_mul and safe_div with zeros, infinities and NaNs on large operan
               tt::make({cols}, t, {bv.end() - cols, bv.end()}).expand({rows, cols});
           CHECK(wrong(at, row) == 0);
           CHECK(wrong(row, at) == 0);
+          // Both transposed: one staged, the other read with its wide stride (a plain loop).
+          const RawTensor bt =
+              tt::make({cols, rows}, t, {bv.begin(), bv.begin() + rows * cols}).permute({1, 0});
+          CHECK(wrong(at, bt) == 0);
           // A contiguous matrix and one value per row broadcast along it: stride-0 blocks.
           const RawTensor m = tt::make({rows, cols}, t, {bv.begin(), bv.begin() + rows * cols});
           const RawTensor col =
