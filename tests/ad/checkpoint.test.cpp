@@ -122,8 +122,12 @@ TEST_CASE("checkpoint: the same derivatives, bit for bit, under every transform"
     const st::Tensor xs = normal({4, 2, 5}, 43);
     const auto ckpt = net.loss(2);
     const st::Tensor per = st::vmap(st::grad(ckpt))(xs);
+    // The same bits as without the checkpoint; the batched products round
+    // differently from one example's (FMA GEMM vs GEMV), so the loop is close.
+    require_close(per, st::vmap(st::grad(plain))(xs), 0, "vmap(grad)");
     for (int64_t i = 0; i < 4; ++i) {
-      require_close(example(per, 0, i), st::grad(plain, example(xs, 0, i)), 0, "vmap(grad)");
+      require_close(example(per, 0, i), st::grad(plain, example(xs, 0, i)), 1e-13,
+                    "vmap(grad) vs grad");
     }
     auto mapped = [&](const auto& v) {
       return st::sum(st::vmap(st::checkpoint(net.layers(0, 3)))(v));
