@@ -90,9 +90,9 @@ void unary_typed(UnaryOp op, const RawTensor& out, const RawTensor& x) {
 // whose operands step by 1 or 0, a transposed operand staged into a buffer
 // first (parallel_walk_staged); blocks of other strides (both operands
 // transposed, sliced steps) are computed and checked by a plain loop. Without
-// vmath, the plain op is mapped and the output summed to check it. False (the
-// caller maps the functor) when out shares storage with an operand or is not
-// contiguous.
+// vmath, or for small operands of such layouts, the plain op is mapped and the
+// output summed to check it. False (the caller maps the functor) when out
+// shares storage with an operand or is not contiguous.
 template <class T, class Plain, class Safe>
 bool safe_binary_fast(Plain plain, Safe safe, const RawTensor& out, const RawTensor& a,
                       const RawTensor& b) {
@@ -106,9 +106,20 @@ bool safe_binary_fast(Plain plain, Safe safe, const RawTensor& out, const RawTen
     if constexpr (std::is_same_v<T, double>) kernel = is_mul ? k->mul_f64 : k->div_f64;
   }
   auto unit_or_zero = [](int64_t s) { return s == 0 || s == 1; };
+  // The stride along the last axis longer than 1 (the walk's innermost for a contiguous out).
+  auto last_unit_or_zero = [&](const RawTensor& t) {
+    for (int64_t d = t.ndim() - 1; d >= 0; --d) {
+      if (t.shape()[std::size_t(d)] > 1) return unit_or_zero(t.strides()[std::size_t(d)]);
+    }
+    return true;
+  };
+  // A transposed operand is staged only past kTile * kTile elements (parallel_walk_staged);
+  // below, the plain map and the vectorised sum check cost fewer instructions.
+  const bool fused = kernel != nullptr && ((last_unit_or_zero(a) && last_unit_or_zero(b)) ||
+                                           out.numel() > kTile * kTile);
   T* ob = base_ptr<T>(out);
   bool finite;
-  if (kernel) {
+  if (fused) {
     const T* ab = base_ptr<T>(a);
     const T* bb = base_ptr<T>(b);
     std::atomic<bool> all_finite{true};
@@ -123,11 +134,13 @@ bool safe_binary_fast(Plain plain, Safe safe, const RawTensor& out, const RawTen
           if (st[0] == 1 && unit_or_zero(st[1]) && unit_or_zero(st[2])) {
             ok = kernel(pa, st[1], pb, st[2], o, n);
           } else {
+            bool bad = false;
             for (int64_t i = 0; i < n; ++i) {
               const T v = plain(pa[i * st[1]], pb[i * st[2]]);
               o[i * st[0]] = v;
-              ok = ok && std::isfinite(v);
+              bad |= !(v - v == T(0));  // inf - inf and NaN - NaN are NaN
             }
+            ok = !bad;
           }
           if (!ok) all_finite.store(false, std::memory_order_relaxed);
         });
