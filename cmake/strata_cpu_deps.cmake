@@ -25,9 +25,8 @@ endif()
 # Eigen's GEMM (f64 products, small f32 ones) for AVX2 and AVX-512 as well as
 # the baseline: raw/cpu/gemm_<isa>.cpp, each compiled with its flags and hidden
 # symbols, then its section groups dissolved and every hidden symbol made
-# local (objcopy), so that its Eigen instantiations can
-# never stand in for the baseline's ones of the same name
-# (raw/cpu/eigen_gemm.hpp). STRATA_GEMM_OBJECTS: the objects strata_raw links.
+# local (objcopy), so that its Eigen instantiations can never stand in for the
+# baseline's ones of the same name (raw/cpu/eigen_gemm.hpp). STRATA_GEMM_OBJECTS: the objects strata_raw links.
 set(STRATA_GEMM_OBJECTS "")
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd64" AND CMAKE_OBJCOPY)
   foreach(isa avx2 avx512)

@@ -76,7 +76,7 @@ namespace gemm_avx2 {
 [[gnu::visibility("default")]] extern const GemmKernels kGemm;
 }  // namespace gemm_avx2
 namespace gemm_avx512 {
-/// eigen_gemm built with -mavx512f (raw/cpu/gemm_avx512.cpp).
+/// eigen_gemm built with -mavx512f -mavx2 -mfma (raw/cpu/gemm_avx512.cpp).
 [[gnu::visibility("default")]] extern const GemmKernels kGemm;
 }  // namespace gemm_avx512
 #endif
