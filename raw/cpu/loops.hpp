@@ -113,14 +113,33 @@ void parallel_walk(const Shape& shape, const std::array<const Layout*, N>& layou
                [&](int64_t lo, int64_t hi) { for_each_block(plan, lo, hi, fn); });
 }
 
-/// Tile of the staged walk: kStageRows rows (the transposed operand's fast
-/// dim) x kStageCols columns (the result's fast dim). Far larger than kTile:
-/// every row of a tile touches another page of some operand, and on this VM a
-/// page walk per 256 bytes cost more than the copy itself; long result rows
-/// (4 KiB of f32) and 256-byte source runs measured fastest (exp and add of a
-/// transposed 4096 x 4096 f32 view, tiles from 16 x 4096 to 512 x 256). The
-/// staging buffer, at most 64 x 1024 x 8 bytes = 512 KiB, stays in L2.
-inline constexpr int64_t kStageRows = 64, kStageCols = 1024;
+/// Tile of the staged walk: `rows` rows (the transposed operand's fast dim) x
+/// `cols` columns (the result's fast dim). Far larger than kTile: every row of
+/// a tile touches another page of the transposed operand. Which shape is
+/// fastest depends on the CPU (exp and add of a transposed 4096 x 4096 f32
+/// view, docs/PERFORMANCE.md): on the Intel Xeon (model 207) 64 x 1024 (long
+/// result rows, 256-byte source runs) measured fastest of 16 x 4096 ...
+/// 512 x 256; on AMD Zen 5, with AVX-512 and with AVX2, 512 x 128 (512-byte
+/// source runs) measured fastest of 64 x 1024 ... 1024 x 64, where 64 x 1024
+/// took 2.9-4.2x the contiguous time and 512 x 128 1.9-2.4x. The staging
+/// buffer is 512 KiB of f64 either way. The shape only orders the work: every
+/// element's result is the same.
+struct StageTile {
+  int64_t rows, cols;
+};
+
+/// The staged walk's tile for this CPU's vendor, chosen once (AMD: 512 x 128,
+/// others: 64 x 1024). A reference, so that the tests can run both.
+inline StageTile& stage_tile() {
+  static StageTile tile = [] {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_is("amd")) return StageTile{512, 128};
+#endif
+    return StageTile{64, 1024};
+  }();
+  return tile;
+}
 
 /// transpose_block for elements of type U (any type of U's size: only bits
 /// move), in 16 x 16 blocks that keep both sides' lines in L1. Fixed-size
@@ -167,7 +186,7 @@ inline void transpose_block(const char* src, int64_t lds, char* dst, int64_t ldd
 /// parallel_walk for kernels that run faster on unit strides: when, after
 /// prepare_tiles, an input operand k >= 1 is unit-stride along the tile's
 /// rows and wide-strided along its columns (a transposed view), each
-/// kStageRows x kStageCols tile of that operand is first transposed into a per-thread
+/// stage_tile() of that operand is first transposed into a per-thread
 /// buffer; fn(off, n, st, k, row) then gets the buffer's row (unit stride,
 /// st[k] == 1) for operand k, off[k] meaningless. Otherwise fn gets k == -1
 /// and row == nullptr, as parallel_walk would call it. bases: the operands'
@@ -191,7 +210,8 @@ void parallel_walk_staged(const Shape& shape, const std::array<const Layout*, N>
   }
   if (k < 0) return walk_tiles(p, plain);
   const int64_t nb = p.shape[r - 2], na = p.shape[r - 1];
-  const int64_t tb = (nb + kStageRows - 1) / kStageRows, ta = (na + kStageCols - 1) / kStageCols;
+  const StageTile tile = stage_tile();
+  const int64_t tb = (nb + tile.rows - 1) / tile.rows, ta = (na + tile.cols - 1) / tile.cols;
   const int64_t outer = p.numel / (nb * na);
   const int size = sizes[std::size_t(k)];
   const char* src = static_cast<const char*>(bases[std::size_t(k)]);
@@ -199,7 +219,7 @@ void parallel_walk_staged(const Shape& shape, const std::array<const Layout*, N>
   for (std::size_t j = 0; j < N; ++j) inner[j] = p.strides[j][r - 1];
   std::array<int64_t, N> unit = inner;
   unit[std::size_t(k)] = 1;
-  const int64_t eb = std::min(nb, kStageRows), ea = std::min(na, kStageCols);
+  const int64_t eb = std::min(nb, tile.rows), ea = std::min(na, tile.cols);
   // Threads only from kGrain elements on, as in every other walk.
   parallel_for(0, outer * tb * ta, std::max<int64_t>(1, kGrain / (eb * ea)),
                [&](int64_t lo, int64_t hi) {
@@ -213,8 +233,8 @@ void parallel_walk_staged(const Shape& shape, const std::array<const Layout*, N>
                      o /= p.shape[d];
                      for (std::size_t j = 0; j < N; ++j) base[j] += i * p.strides[j][d];
                    }
-                   const int64_t b0 = ib * kStageRows, b1 = std::min(nb, b0 + kStageRows);
-                   const int64_t a0 = ia * kStageCols, n = std::min(na, a0 + kStageCols) - a0;
+                   const int64_t b0 = ib * tile.rows, b1 = std::min(nb, b0 + tile.rows);
+                   const int64_t a0 = ia * tile.cols, n = std::min(na, a0 + tile.cols) - a0;
                    const int64_t sk = inner[std::size_t(k)];
                    transpose_block(src + (base[std::size_t(k)] + b0 + a0 * sk) * size, sk,
                                    buf.get(), n, b1 - b0, n, size);

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <vector>
 
+#include "raw/cpu/loops.hpp"
 #include "raw/cpu/vmath.hpp"
 #include "support/elementwise_ref.hpp"
 
@@ -81,53 +82,63 @@ TEST_CASE("the 4-byte transpose kernel of every instruction set matches a double
   }
 }
 
-TEST_CASE("transposed operands staged in 64 x 1024 tiles match the reference", "[raw]") {
+TEST_CASE("transposed operands staged in either CPU's tiles match the reference", "[raw]") {
   Threads restore;
-  // Tile edges of the staged walk (64 rows, 1024 columns) and of the 16 x 16
-  // kernel, odd sizes.
-  const std::vector<Shape> shapes{{256, 256}, {257, 300},  {513, 77}, {70, 1000},
-                                  {300, 255}, {130, 1030}, {63, 2049}};
-  for (int threads : {1, 2}) {
-    st::set_num_threads(threads);
-    for (st::DType t : {st::f32, st::f64, st::i32, st::i64}) {
-      for (const Shape& s : shapes) {
-        const RawTensor n = raw::normal({s[1], s[0]}, 9, st::f64);
-        const RawTensor base =
-            st::is_floating(t)
-                ? raw::cast(n, t)
-                : raw::cast(raw::binary(BinaryOp::mul, n, raw::full(n.shape(), 1000, st::f64)), t);
-        const RawTensor xt = base.transpose(0, 1);
-        const RawTensor y = raw::cast(raw::normal(s, 10, st::f64), t);
-        INFO(tt::dname(t) << " shape " << s << " threads " << threads);
-        CHECK(tt::first_mismatch(raw::contiguous(xt), s, t,
-                                 [&](const Idx& i) { return tt::get(xt, i); }) == "");
-        CHECK(tt::first_mismatch(raw::binary(BinaryOp::add, y, xt), s, t, [&](const Idx& i) {
-                return tt::round_to(t, tt::get(y, i) + tt::get(xt, i));
-              }) == "");
-        // Negative strides on the transposed operand (flipped along both dims).
-        const RawTensor xf = xt.flip(0).flip(1);
-        CHECK(tt::first_mismatch(raw::binary(BinaryOp::sub, xf, y), s, t, [&](const Idx& i) {
-                return tt::round_to(t, tt::get(xf, i) - tt::get(y, i));
-              }) == "");
-        if (st::is_floating(t)) {
-          CHECK(tt::first_mismatch(raw::unary(UnaryOp::exp, xt), s, t,
-                                   [&](const Idx& i) { return std::exp(tt::get(xt, i)); }) == "");
-          CHECK(tt::first_mismatch(raw::unary(UnaryOp::tanh, xf), s, t,
-                                   [&](const Idx& i) { return std::tanh(tt::get(xf, i)); }) == "");
+  // Both tiles stage_tile() chooses from (64 x 1024 and 512 x 128), whichever
+  // CPU runs the test; their edges and those of the 16 x 16 kernel, odd sizes.
+  const st::detail::StageTile cpu_tile = st::detail::stage_tile();
+  struct RestoreTile {
+    st::detail::StageTile saved;
+    ~RestoreTile() { st::detail::stage_tile() = saved; }
+  } restore_tile{cpu_tile};
+  const std::vector<Shape> shapes{{256, 256}, {257, 300},  {513, 77},  {70, 1000},
+                                  {300, 255}, {130, 1030}, {63, 2049}, {1025, 131}};
+  for (const st::detail::StageTile tile : {st::detail::StageTile{64, 1024}, {512, 128}})
+    for (int threads : {1, 2}) {
+      st::detail::stage_tile() = tile;
+      st::set_num_threads(threads);
+      for (st::DType t : {st::f32, st::f64, st::i32, st::i64}) {
+        for (const Shape& s : shapes) {
+          const RawTensor n = raw::normal({s[1], s[0]}, 9, st::f64);
+          const RawTensor base =
+              st::is_floating(t)
+                  ? raw::cast(n, t)
+                  : raw::cast(raw::binary(BinaryOp::mul, n, raw::full(n.shape(), 1000, st::f64)),
+                              t);
+          const RawTensor xt = base.transpose(0, 1);
+          const RawTensor y = raw::cast(raw::normal(s, 10, st::f64), t);
+          INFO(tt::dname(t) << " shape " << s << " threads " << threads << " tile " << tile.rows
+                            << " x " << tile.cols);
+          CHECK(tt::first_mismatch(raw::contiguous(xt), s, t,
+                                   [&](const Idx& i) { return tt::get(xt, i); }) == "");
+          CHECK(tt::first_mismatch(raw::binary(BinaryOp::add, y, xt), s, t, [&](const Idx& i) {
+                  return tt::round_to(t, tt::get(y, i) + tt::get(xt, i));
+                }) == "");
+          // Negative strides on the transposed operand (flipped along both dims).
+          const RawTensor xf = xt.flip(0).flip(1);
+          CHECK(tt::first_mismatch(raw::binary(BinaryOp::sub, xf, y), s, t, [&](const Idx& i) {
+                  return tt::round_to(t, tt::get(xf, i) - tt::get(y, i));
+                }) == "");
+          if (st::is_floating(t)) {
+            CHECK(tt::first_mismatch(raw::unary(UnaryOp::exp, xt), s, t,
+                                     [&](const Idx& i) { return std::exp(tt::get(xt, i)); }) == "");
+            CHECK(tt::first_mismatch(raw::unary(UnaryOp::tanh, xf), s, t, [&](const Idx& i) {
+                    return std::tanh(tt::get(xf, i));
+                  }) == "");
+          }
         }
       }
+      // 1-byte elements (bool, scalar transpose), rank 3 with the transposed
+      // pair innermost and a cast on the way.
+      const RawTensor n3 = raw::normal({3, 300, 270}, 11, st::f64);
+      const RawTensor b = raw::binary(BinaryOp::gt, n3, raw::full(n3.shape(), 0, st::f64));
+      const RawTensor bt = b.permute({0, 2, 1});
+      CHECK(tt::first_mismatch(raw::contiguous(bt), bt.shape(), st::bool_,
+                               [&](const Idx& i) { return tt::get(bt, i); }) == "");
+      const RawTensor f3 = raw::normal({3, 300, 270}, 12, st::f32).permute({0, 2, 1});
+      CHECK(tt::first_mismatch(raw::cast(f3, st::f64), f3.shape(), st::f64,
+                               [&](const Idx& i) { return tt::get(f3, i); }) == "");
     }
-    // 1-byte elements (bool, scalar transpose), rank 3 with the transposed
-    // pair innermost and a cast on the way.
-    const RawTensor n3 = raw::normal({3, 300, 270}, 11, st::f64);
-    const RawTensor b = raw::binary(BinaryOp::gt, n3, raw::full(n3.shape(), 0, st::f64));
-    const RawTensor bt = b.permute({0, 2, 1});
-    CHECK(tt::first_mismatch(raw::contiguous(bt), bt.shape(), st::bool_,
-                             [&](const Idx& i) { return tt::get(bt, i); }) == "");
-    const RawTensor f3 = raw::normal({3, 300, 270}, 12, st::f32).permute({0, 2, 1});
-    CHECK(tt::first_mismatch(raw::cast(f3, st::f64), f3.shape(), st::f64,
-                             [&](const Idx& i) { return tt::get(f3, i); }) == "");
-  }
 }
 
 TEST_CASE("staged transposed walks give the same bits on 1 and 2 threads", "[raw]") {
