@@ -6,6 +6,7 @@
 /// its node on that tape. No tape means a constant. Each primitive computes
 /// its primal on T and records the pullbacks of its rule (ad/rules.hpp), in
 /// T ops, on the tape; values of two different tapes never mix.
+#include <array>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -136,7 +137,7 @@ struct Prims<Reverse<T>> {
   /// node with the rule's pullback for each operand that is not a constant.
   template <class Rule, class... Xs>
   static R apply(const Rule& r, const Xs&... xs) {
-    auto tape = common_tape({&xs...}, r.name());
+    auto tape = common_tape(std::array<const R*, sizeof...(Xs)>{&xs...}, r.name());
     T y = r(xs.primal()...);
     if (!tape || !rules::differentiable(r, xs.primal()...)) return R(std::move(y));
     const int64_t id = tape->add_node();
@@ -169,20 +170,17 @@ struct Prims<Reverse<T>> {
     tape.add_edge(x.id(), std::move(pb.fn));
     for (const Tensor& t : pb.saved) tape.save(t);
   }
-  /// The tape shared by the non-constant operands (null when all are constants).
-  static std::shared_ptr<Tape<T>> common_tape(std::initializer_list<const R*> xs,
-                                              std::string_view op) {
-    return common_tape(std::vector<const R*>(xs), op);
-  }
-  static std::shared_ptr<Tape<T>> common_tape(const std::vector<const R*>& xs,
-                                              std::string_view op) {
-    std::shared_ptr<Tape<T>> tape;
+  /// The tape shared by the non-constant operands (null when all are constants): xs is any
+  /// range of const R* (no vector is built per op).
+  template <class Ptrs>
+  static std::shared_ptr<Tape<T>> common_tape(const Ptrs& xs, std::string_view op) {
+    const std::shared_ptr<Tape<T>>* tape = nullptr;
     for (const R* x : xs) {
       if (!x->tape()) continue;
-      if (tape && tape != x->tape()) detail::mixed_transform_calls(op);
-      tape = x->tape();
+      if (tape && *tape != x->tape()) detail::mixed_transform_calls(op);
+      tape = &x->tape();
     }
-    return tape;
+    return tape ? *tape : nullptr;
   }
 };
 
