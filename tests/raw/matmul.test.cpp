@@ -448,8 +448,10 @@ TEMPLATE_TEST_CASE("matmul: Eigen's GEMM built for every instruction set matches
     INFO("isa " << vm::isa_name(isa));
     // 300 x 260 x 280: Eigen's packed blocks exceed its 128 KiB stack limit, so they come
     // from the thread's kept buffer (KeptBlocking); the small product after it reuses it.
-    for (const auto& [m, k, n] :
+    for (const std::array<int64_t, 3>& shape :
          {std::array<int64_t, 3>{1, 1, 1}, {37, 53, 29}, {300, 260, 280}, {130, 70, 90}}) {
+      // Named variables, not a structured binding: clang before 16 cannot capture bindings.
+      const int64_t m = shape[0], k = shape[1], n = shape[2];
       for (const bool a_rows : {true, false}) {
         for (const bool b_rows : {true, false}) {
           const int64_t lda = (a_rows ? k : m) + 3, ldb = (b_rows ? n : k) + 2, ldc = n + 5;
