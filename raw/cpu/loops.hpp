@@ -128,17 +128,36 @@ struct StageTile {
   int64_t rows, cols;
 };
 
+/// Whether the CPU is an AMD one: the memory-bound kernels whose best shape
+/// was measured to differ between the AMD and Intel machines ask this.
+inline bool cpu_is_amd() {
+#if defined(__x86_64__) || defined(__i386__)
+  static const bool amd = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_is("amd") != 0;
+  }();
+  return amd;
+#else
+  return false;
+#endif
+}
+
 /// The staged walk's tile for this CPU's vendor, chosen once (AMD: 512 x 128,
 /// others: 64 x 1024). A reference, so that the tests can run both.
 inline StageTile& stage_tile() {
-  static StageTile tile = [] {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_cpu_init();
-    if (__builtin_cpu_is("amd")) return StageTile{512, 128};
-#endif
-    return StageTile{64, 1024};
-  }();
+  static StageTile tile = cpu_is_amd() ? StageTile{512, 128} : StageTile{64, 1024};
   return tile;
+}
+
+/// Whether a gather of whole table rows into a result of 8 MiB or more writes
+/// it with streaming stores (gather_fwd_1e6x64_1e5 in docs/PERFORMANCE.md): on
+/// AMD Zen 5 plain stores took 0.89 ms and streaming ones 1.32 ms (with either
+/// instruction set forced); the streaming path landed measured on the Intel
+/// Xeon (model 207). Chosen once by vendor; a reference, so that the tests can
+/// run both. Only the stores change: the result is the same.
+inline bool& gather_streams() {
+  static bool stream = !cpu_is_amd();
+  return stream;
 }
 
 /// transpose_block for elements of type U (any type of U's size: only bits

@@ -4,7 +4,8 @@
 // edges, odd sizes, negative strides and every element size; the vectorised
 // 4-byte transpose per instruction set; the streaming fill of large
 // contiguous tensors (unaligned starts, tails, every element size) and the
-// index_add that starts from it; the blocked sums of every instruction set
+// index_add that starts from it; large row gathers with streaming stores and
+// without; the blocked sums of every instruction set
 // (same bits, exact on 2^24 ones); results the same bits on 1 and 2 threads.
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -217,6 +218,47 @@ TEST_CASE("index_add into a large broadcast zero matches a scatter loop", "[raw]
       first = got;
     } else {
       CHECK(got == first);
+    }
+  }
+}
+
+TEST_CASE("large gathers of table rows, streamed or not, copy every row", "[raw]") {
+  Threads restore;
+  const bool cpu_streams = st::detail::gather_streams();
+  struct RestoreStreams {
+    bool saved;
+    ~RestoreStreams() { st::detail::gather_streams() = saved; }
+  } restore_streams{cpu_streams};
+  // 40000 picks of 64 f32 (10 MiB, past the 8 MiB streaming threshold) and of
+  // 62 f32 (rows not whole 16-byte units, never streamed), out of column
+  // slices of a 65-column table (rows start at any 4-byte offset); indices
+  // with repeats, the first and the last row.
+  const int64_t rows = 30011, picks = 40000;
+  std::vector<int64_t> idx(picks);
+  for (int64_t j = 0; j < picks; ++j) idx[std::size_t(j)] = (j * 7919 + j / 3) % rows;
+  idx[0] = 0;
+  idx[picks - 1] = rows - 1;
+  const RawTensor it = raw::from_host(idx.data(), {picks}, st::i64);
+  const RawTensor table = raw::normal({rows, 65}, 16, st::f32);
+  for (const bool stream : {true, false}) {
+    st::detail::gather_streams() = stream;
+    for (int threads : {1, 2}) {
+      st::set_num_threads(threads);
+      for (const int64_t c0 : {int64_t{0}, int64_t{1}}) {
+        for (const int64_t cols : {int64_t{64}, int64_t{62}}) {
+          const RawTensor x = table.slice(1, c0, c0 + cols, 1);
+          const auto got = host<float>(raw::index_select(x, 0, it));
+          const auto xs = host<float>(raw::contiguous(x));
+          bool ok = got.size() == std::size_t(picks * cols);
+          for (int64_t j = 0; ok && j < picks; ++j) {
+            ok = std::memcmp(&got[std::size_t(j * cols)],
+                             &xs[std::size_t(idx[std::size_t(j)] * cols)],
+                             std::size_t(cols) * sizeof(float)) == 0;
+          }
+          INFO("stream " << stream << " threads " << threads << " cols " << cols);
+          CHECK(ok);
+        }
+      }
     }
   }
 }
