@@ -288,22 +288,25 @@ TEST_CASE("the blocked sums of every instruction set give the same bits and matc
       got.push_back(s);
       got.push_back(sd);
     }
-    // Column sums of a 67 x 601 block inside rows of 700 (row blocks of 32).
-    const int64_t rows = 67, cols = 601, ld = 700;
-    std::vector<double> acc(cols, 0.5), accd(cols, 0.5);
-    k->sum_columns_f32(x.data(), rows, ld, cols, acc.data());
-    k->sum_columns_f64(xd.data(), rows, ld, cols, accd.data());
-    bool ok = true;
-    for (int64_t j = 0; j < cols; ++j) {
-      double w = 0.5, wd = 0.5;
-      for (int64_t r = 0; r < rows; ++r) w += double(x[std::size_t(r * ld + j)]);
-      for (int64_t r = 0; r < rows; ++r) wd += xd[std::size_t(r * ld + j)];
-      ok = ok && std::abs(acc[std::size_t(j)] - w) <= 1e-5 * (1 + std::abs(w));
-      ok = ok && std::abs(accd[std::size_t(j)] - wd) <= 1e-12 * (1 + std::abs(wd));
+    // Column sums of a 67 x 601 block inside rows of 700 (row blocks of 32),
+    // and of a 25 x 2601 one inside rows of 2700 (column blocks of 2048).
+    for (const auto& [rows, cols, ld] : {std::array<int64_t, 3>{67, 601, 700}, {25, 2601, 2700}}) {
+      std::vector<double> acc(std::size_t(cols), 0.5), accd(std::size_t(cols), 0.5);
+      k->sum_columns_f32(x.data(), rows, ld, cols, acc.data());
+      k->sum_columns_f64(xd.data(), rows, ld, cols, accd.data());
+      bool ok = true;
+      for (int64_t j = 0; j < cols; ++j) {
+        double w = 0.5, wd = 0.5;
+        for (int64_t r = 0; r < rows; ++r) w += double(x[std::size_t(r * ld + j)]);
+        for (int64_t r = 0; r < rows; ++r) wd += xd[std::size_t(r * ld + j)];
+        ok = ok && std::abs(acc[std::size_t(j)] - w) <= 1e-5 * (1 + std::abs(w));
+        ok = ok && std::abs(accd[std::size_t(j)] - wd) <= 1e-12 * (1 + std::abs(wd));
+      }
+      INFO(rows << " x " << cols);
+      CHECK(ok);
+      got.insert(got.end(), acc.begin(), acc.end());
+      got.insert(got.end(), accd.begin(), accd.end());
     }
-    CHECK(ok);
-    got.insert(got.end(), acc.begin(), acc.end());
-    got.insert(got.end(), accd.begin(), accd.end());
     // 2^24 ones: exact in every build.
     std::vector<float> ones(std::size_t(1) << 24, 1.0f);
     CHECK(k->sum_f32(ones.data(), int64_t(ones.size())) == 16777216.0);
