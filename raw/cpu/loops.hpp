@@ -239,6 +239,13 @@ void parallel_walk_staged(const Shape& shape, const std::array<const Layout*, N>
   std::array<int64_t, N> unit = inner;
   unit[std::size_t(k)] = 1;
   const int64_t eb = std::min(nb, tile.rows), ea = std::min(na, tile.cols);
+  // The result's rows, and those of every other operand read along the tile's
+  // columns, are prefetched kAheadRows rows ahead: a tile row is a short run
+  // (a few lines) that the hardware prefetcher does not follow. On Zen 5, exp
+  // of a transposed 4096 x 4096 f32 view took 7.2 -> 6.1 ms and the add 7.0 ->
+  // 5.2 (4 and 16 rows ahead measured close to 8); writing the result through
+  // a buffer row with streaming stores instead measured slower than this.
+  constexpr int64_t kAheadRows = 8;
   // Threads only from kGrain elements on, as in every other walk.
   parallel_for(0, outer * tb * ta, std::max<int64_t>(1, kGrain / (eb * ea)),
                [&](int64_t lo, int64_t hi) {
@@ -261,6 +268,18 @@ void parallel_walk_staged(const Shape& shape, const std::array<const Layout*, N>
                      std::array<int64_t, N> off;
                      for (std::size_t j = 0; j < N; ++j)
                        off[j] = base[j] + b * p.strides[j][r - 2] + a0 * inner[j];
+                     for (std::size_t j = 0; j < N && b + kAheadRows < b1; ++j) {
+                       if (int(j) == k || inner[j] != 1) continue;
+                       const char* q = static_cast<const char*>(bases[j]) +
+                                       (off[j] + kAheadRows * p.strides[j][r - 2]) * sizes[j];
+                       for (int64_t c = 0; c < n * sizes[j]; c += 64) {
+                         if (j == 0) {
+                           __builtin_prefetch(q + c, 1);  // the result: for writing
+                         } else {
+                           __builtin_prefetch(q + c, 0);
+                         }
+                       }
+                     }
                      fn(off, n, unit, k, static_cast<const void*>(buf.get() + (b - b0) * n * size));
                    }
                  }
