@@ -289,7 +289,7 @@ TEST_CASE("the blocked sums of every instruction set give the same bits and matc
       got.push_back(sd);
     }
     // Column sums of a 67 x 601 block inside rows of 700 (row blocks of 32),
-    // and of a 25 x 2601 one inside rows of 2700 (column blocks of 2048).
+    // and of a 25 x 2601 one inside rows of 2700 (five column blocks and a tail).
     for (const auto& [rows, cols, ld] : {std::array<int64_t, 3>{67, 601, 700}, {25, 2601, 2700}}) {
       std::vector<double> acc(std::size_t(cols), 0.5), accd(std::size_t(cols), 0.5);
       k->sum_columns_f32(x.data(), rows, ld, cols, acc.data());
