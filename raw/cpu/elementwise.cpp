@@ -222,6 +222,12 @@ void CpuBackend::fill(const RawTensor& out, double value) {
 }
 
 void CpuBackend::copy(const RawTensor& out, const RawTensor& x) {
+  if (out.dtype() == x.dtype() &&
+      copy_transposed(static_cast<char*>(out.storage()->data()), out.layout(),
+                      static_cast<const char*>(x.storage()->data()), x.layout(),
+                      int(dtype_size(x.dtype())))) {
+    return;
+  }
   visit_dtype(out.dtype(), "copy", [&]<class TO>(type_tag<TO>) {
     visit_dtype(x.dtype(), "copy", [&]<class TI>(type_tag<TI>) {
       map<TO, TI>(

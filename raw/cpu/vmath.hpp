@@ -31,10 +31,12 @@ enum class Isa : int { sse2, avx2, avx512 };
 /// with non-temporal (streaming) stores, which bypass the caches and skip the
 /// read-for-ownership of each line, then fences them (sfence).
 using StreamFill = void (*)(void* dst, int64_t blocks, const void* pattern);
-/// Transposes a block of 4-byte elements (any type: only bits move):
-/// dst[b * ldd + a] = src[a * lds + b] for b < rows, a < cols (lds may be negative).
+/// Transposes a block of 4-byte (Transpose32) or 8-byte (Transpose64) elements (any type:
+/// only bits move): dst[b * ldd + a] = src[a * lds + b] for b < rows, a < cols (lds may be
+/// negative).
 using Transpose32 = void (*)(const void* src, int64_t lds, void* dst, int64_t ldd, int64_t rows,
                              int64_t cols);
+using Transpose64 = Transpose32;
 
 struct Kernels {
   Isa isa;
@@ -42,6 +44,7 @@ struct Kernels {
   KernelF64 f64[kFnCount];
   StreamFill stream_fill;
   Transpose32 transpose32;
+  Transpose64 transpose64;
   // The summation kernels below, compiled for this instruction set.
   double (*sum_f32)(const float* x, int64_t n);
   double (*sum_f64)(const double* x, int64_t n);

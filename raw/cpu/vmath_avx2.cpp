@@ -58,6 +58,28 @@ inline void transpose16(const char* src, int64_t lds, char* dst, int64_t ldd) {
     for (int b = 0; b < 16; b += 8) transpose8(s + a * lds + b, lds, d + b * ldd + a, ldd);
   }
 }
+// dst[b * ldd + a] = src[a * lds + b] for an 8 x 8 block of 8-byte elements, as
+// four 4 x 4 blocks: pairs interleaved, then the 128-bit halves exchanged.
+inline void transpose8d(const char* src, int64_t lds, char* dst, int64_t ldd) {
+  const auto* s = reinterpret_cast<const double*>(src);
+  auto* d = reinterpret_cast<double*>(dst);
+  for (int a = 0; a < 8; a += 4) {
+    for (int b = 0; b < 8; b += 4) {
+      const double* q = s + a * lds + b;
+      double* o = d + b * ldd + a;
+      __m256d r[4], t[4];
+      for (int i = 0; i < 4; ++i) r[i] = _mm256_loadu_pd(q + i * lds);
+      t[0] = _mm256_unpacklo_pd(r[0], r[1]);
+      t[1] = _mm256_unpackhi_pd(r[0], r[1]);
+      t[2] = _mm256_unpacklo_pd(r[2], r[3]);
+      t[3] = _mm256_unpackhi_pd(r[2], r[3]);
+      _mm256_storeu_pd(o, _mm256_permute2f128_pd(t[0], t[2], 0x20));
+      _mm256_storeu_pd(o + ldd, _mm256_permute2f128_pd(t[1], t[3], 0x20));
+      _mm256_storeu_pd(o + 2 * ldd, _mm256_permute2f128_pd(t[0], t[2], 0x31));
+      _mm256_storeu_pd(o + 3 * ldd, _mm256_permute2f128_pd(t[1], t[3], 0x31));
+    }
+  }
+}
 }  // namespace strata::detail::vmath::avx2
 
 #include "raw/cpu/vmath_impl.hpp"

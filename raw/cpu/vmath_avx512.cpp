@@ -59,6 +59,29 @@ inline void transpose16(const char* src, int64_t lds, char* dst, int64_t ldd) {
     _mm512_storeu_ps(d + (12 + j) * ldd, _mm512_shuffle_f32x4(b, e, 0xDD));
   }
 }
+// The same for an 8 x 8 block of 8-byte elements: pairs interleaved, then
+// 128-bit lanes gathered twice (shuffle_f64x2 0x88: lanes 0 and 2 of each
+// operand, 0xDD: lanes 1 and 3).
+inline void transpose8d(const char* src, int64_t lds, char* dst, int64_t ldd) {
+  const auto* s = reinterpret_cast<const double*>(src);
+  auto* d = reinterpret_cast<double*>(dst);
+  __m512d r[8], t[8], u[8];
+  for (int i = 0; i < 8; ++i) r[i] = _mm512_loadu_pd(s + i * lds);
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm512_unpacklo_pd(r[i], r[i + 1]);
+    t[i + 1] = _mm512_unpackhi_pd(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 8; i += 4) {
+    u[i] = _mm512_shuffle_f64x2(t[i], t[i + 2], 0x88);
+    u[i + 1] = _mm512_shuffle_f64x2(t[i + 1], t[i + 3], 0x88);
+    u[i + 2] = _mm512_shuffle_f64x2(t[i], t[i + 2], 0xDD);
+    u[i + 3] = _mm512_shuffle_f64x2(t[i + 1], t[i + 3], 0xDD);
+  }
+  for (int j = 0; j < 4; ++j) {
+    _mm512_storeu_pd(d + j * ldd, _mm512_shuffle_f64x2(u[j], u[4 + j], 0x88));
+    _mm512_storeu_pd(d + (4 + j) * ldd, _mm512_shuffle_f64x2(u[j], u[4 + j], 0xDD));
+  }
+}
 #pragma GCC diagnostic pop
 }  // namespace strata::detail::vmath::avx512
 

@@ -60,34 +60,43 @@ STRATA_VMATH_WRAP(tanh)
 inline VF sqrt_f(VF v) { return sqrtf_v(v); }
 inline VD sqrt_d(VD v) { return sqrtd_v(v); }
 
-// Element (a, b) of the source to (b, a) of the destination, bytes only.
-inline void move32(const char* s, int64_t lds, char* d, int64_t ldd, int64_t a, int64_t b) {
-  std::memcpy(d + (b * ldd + a) * 4, s + (a * lds + b) * 4, 4);
-}
-
-// 16 x 16 blocks by transpose16, the edges element by element. Blocks go
-// along the source's rows (each 16 source rows are read left to right, whole
-// lines), prefetching the same lines of the next 16 rows.
-void transpose32(const void* src, int64_t lds, void* dst, int64_t ldd, int64_t rows, int64_t cols) {
+// dst[b * ldd + a] = src[a * lds + b] for b < rows, a < cols, elements of kSize
+// bytes (bits only): kB x kB blocks by Block (this ISA's register transpose),
+// the edges element by element. Blocks go along the source's rows (each kB
+// source rows are read left to right, whole lines), prefetching the same
+// lines of the next kB rows.
+template <int64_t kB, int64_t kSize, void (*Block)(const char*, int64_t, char*, int64_t)>
+void transpose_blocks(const void* src, int64_t lds, void* dst, int64_t ldd, int64_t rows,
+                      int64_t cols) {
   const char* s = static_cast<const char*>(src);
   char* d = static_cast<char*>(dst);
-  const int64_t rows16 = rows - rows % 16;
+  auto move = [&](int64_t a, int64_t b) {
+    std::memcpy(d + (b * ldd + a) * kSize, s + (a * lds + b) * kSize, kSize);
+  };
+  const int64_t rows_b = rows - rows % kB;
   int64_t a0 = 0;
-  for (; a0 + 16 <= cols; a0 += 16) {
-    const bool next = a0 + 32 <= cols;
-    for (int64_t b0 = 0; b0 < rows16; b0 += 16) {
+  for (; a0 + kB <= cols; a0 += kB) {
+    const bool next = a0 + 2 * kB <= cols;
+    for (int64_t b0 = 0; b0 < rows_b; b0 += kB) {
       if (next) {
-        for (int64_t a = a0 + 16; a < a0 + 32; ++a) __builtin_prefetch(s + (a * lds + b0) * 4);
+        for (int64_t a = a0 + kB; a < a0 + 2 * kB; ++a) __builtin_prefetch(s + (a * lds + b0) * kSize);
       }
-      transpose16(s + (a0 * lds + b0) * 4, lds, d + (b0 * ldd + a0) * 4, ldd);
+      Block(s + (a0 * lds + b0) * kSize, lds, d + (b0 * ldd + a0) * kSize, ldd);
     }
-    for (int64_t a = a0; a < a0 + 16; ++a) {
-      for (int64_t b = rows16; b < rows; ++b) move32(s, lds, d, ldd, a, b);
+    for (int64_t a = a0; a < a0 + kB; ++a) {
+      for (int64_t b = rows_b; b < rows; ++b) move(a, b);
     }
   }
   for (int64_t a = a0; a < cols; ++a) {
-    for (int64_t b = 0; b < rows; ++b) move32(s, lds, d, ldd, a, b);
+    for (int64_t b = 0; b < rows; ++b) move(a, b);
   }
+}
+
+void transpose32(const void* src, int64_t lds, void* dst, int64_t ldd, int64_t rows, int64_t cols) {
+  transpose_blocks<16, 4, transpose16>(src, lds, dst, ldd, rows, cols);
+}
+void transpose64(const void* src, int64_t lds, void* dst, int64_t ldd, int64_t rows, int64_t cols) {
+  transpose_blocks<8, 8, transpose8d>(src, lds, dst, ldd, rows, cols);
 }
 
 #include "raw/cpu/vmath_sum.inc"  // sum_blocks, sum_columns_blocks
@@ -164,6 +173,7 @@ const Kernels kKernels = {
      run_f64<sqrt_d>},
     stream_fill,
     transpose32,
+    transpose64,
     sum_f32,
     sum_f64,
     sum_columns_f32,

@@ -40,6 +40,19 @@ inline void transpose16(const char* src, int64_t lds, char* dst, int64_t ldd) {
       std::memcpy(dst + (b * ldd + a) * 4, src + (a * lds + b) * 4, 4);
   }
 }
+// dst[b * ldd + a] = src[a * lds + b] for an 8 x 8 block of 8-byte elements, in
+// 2 x 2 blocks (one register per row pair half).
+inline void transpose8d(const char* src, int64_t lds, char* dst, int64_t ldd) {
+  const auto* s = reinterpret_cast<const double*>(src);
+  auto* d = reinterpret_cast<double*>(dst);
+  for (int a = 0; a < 8; a += 2) {
+    for (int b = 0; b < 8; b += 2) {
+      const __m128d r0 = _mm_loadu_pd(s + a * lds + b), r1 = _mm_loadu_pd(s + (a + 1) * lds + b);
+      _mm_storeu_pd(d + b * ldd + a, _mm_unpacklo_pd(r0, r1));
+      _mm_storeu_pd(d + (b + 1) * ldd + a, _mm_unpackhi_pd(r0, r1));
+    }
+  }
+}
 }  // namespace strata::detail::vmath::sse2
 
 #include "raw/cpu/vmath_impl.hpp"

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The second round of CPU fast paths against independent loops: the staged
 // (transposed-into-a-buffer) walk of transposed operands over 64 x 1024 tile
-// edges, odd sizes, negative strides and every element size; the vectorised
-// 4-byte transpose per instruction set; the streaming fill of large
+// edges, odd sizes, negative strides and every element size; copies of
+// transposed views straight into the result (contiguous, concat); the
+// vectorised 4- and 8-byte transposes per instruction set; the streaming fill of large
 // contiguous tensors (unaligned starts, tails, every element size) and the
 // index_add that starts from it; large row gathers with streaming stores and
 // without; the blocked sums of every instruction set
@@ -44,42 +45,57 @@ std::vector<T> host(const RawTensor& t) {
 
 }  // namespace
 
-TEST_CASE("the 4-byte transpose kernel of every instruction set matches a double loop", "[raw]") {
+namespace {
+/// Runs the transpose kernel of elements E (uint32_t: transpose32, uint64_t: transpose64)
+/// on padded strides and odd sizes, forwards and with a negative source stride, against a
+/// double loop.
+template <class E>
+void check_transpose_kernel(vm::Transpose32 transpose) {
+  for (const auto& [rows, cols] : {std::pair<int64_t, int64_t>{16, 16},
+                                   {8, 8},
+                                   {33, 47},
+                                   {1, 17},
+                                   {17, 1},
+                                   {64, 15},
+                                   {15, 64},
+                                   {48, 32},
+                                   {9, 23}}) {
+    const int64_t lds = rows + 5, ldd = cols + 3;  // padded, unlike the callers
+    std::vector<E> src(std::size_t(cols * lds));
+    for (std::size_t i = 0; i < src.size(); ++i) src[i] = E(i * 0x9E3779B97F4A7C15ull);
+    const E fill = E(0xdeadbeefcafef00dull);
+    std::vector<E> dst(std::size_t(rows * ldd), fill);
+    transpose(src.data(), lds, dst.data(), ldd, rows, cols);
+    bool ok = true;
+    for (int64_t b = 0; b < rows; ++b) {
+      for (int64_t a = 0; a < ldd; ++a) {
+        const E want = a < cols ? src[std::size_t(a * lds + b)] : fill;
+        ok = ok && dst[std::size_t(b * ldd + a)] == want;
+      }
+    }
+    INFO(sizeof(E) << "-byte elements, " << rows << " x " << cols);
+    CHECK(ok);
+    // Negative source stride: rows read from the last one backwards.
+    std::vector<E> neg(std::size_t(rows * ldd), 0);
+    transpose(src.data() + (cols - 1) * lds, -lds, neg.data(), ldd, rows, cols);
+    for (int64_t b = 0; b < rows; ++b) {
+      for (int64_t a = 0; a < cols; ++a) {
+        ok = ok && neg[std::size_t(b * ldd + a)] == src[std::size_t((cols - 1 - a) * lds + b)];
+      }
+    }
+    CHECK(ok);
+  }
+}
+}  // namespace
+
+TEST_CASE("the 4- and 8-byte transpose kernels of every instruction set match a double loop",
+          "[raw]") {
   for (vm::Isa isa : {vm::Isa::sse2, vm::Isa::avx2, vm::Isa::avx512}) {
     const vm::Kernels* k = vm::kernels_for(isa);
     if (!k) continue;
     INFO("isa " << vm::isa_name(isa));
-    for (const auto& [rows, cols] : {std::pair<int64_t, int64_t>{16, 16},
-                                     {33, 47},
-                                     {1, 17},
-                                     {17, 1},
-                                     {64, 15},
-                                     {15, 64},
-                                     {48, 32}}) {
-      const int64_t lds = rows + 5, ldd = cols + 3;  // padded, unlike the callers
-      std::vector<uint32_t> src(std::size_t(cols * lds));
-      for (std::size_t i = 0; i < src.size(); ++i) src[i] = uint32_t(i * 2654435761u);
-      std::vector<uint32_t> dst(std::size_t(rows * ldd), 0xdeadbeefu);
-      k->transpose32(src.data(), lds, dst.data(), ldd, rows, cols);
-      bool ok = true;
-      for (int64_t b = 0; b < rows; ++b) {
-        for (int64_t a = 0; a < ldd; ++a) {
-          const uint32_t want = a < cols ? src[std::size_t(a * lds + b)] : 0xdeadbeefu;
-          ok = ok && dst[std::size_t(b * ldd + a)] == want;
-        }
-      }
-      INFO(rows << " x " << cols);
-      CHECK(ok);
-      // Negative source stride: rows read from the last one backwards.
-      std::vector<uint32_t> neg(std::size_t(rows * ldd), 0);
-      k->transpose32(src.data() + (cols - 1) * lds, -lds, neg.data(), ldd, rows, cols);
-      for (int64_t b = 0; b < rows; ++b) {
-        for (int64_t a = 0; a < cols; ++a) {
-          ok = ok && neg[std::size_t(b * ldd + a)] == src[std::size_t((cols - 1 - a) * lds + b)];
-        }
-      }
-      CHECK(ok);
-    }
+    check_transpose_kernel<uint32_t>(k->transpose32);
+    check_transpose_kernel<uint64_t>(k->transpose64);
   }
 }
 
@@ -140,6 +156,41 @@ TEST_CASE("transposed operands staged in either CPU's tiles match the reference"
       CHECK(tt::first_mismatch(raw::cast(f3, st::f64), f3.shape(), st::f64,
                                [&](const Idx& i) { return tt::get(f3, i); }) == "");
     }
+}
+
+TEST_CASE("copies of transposed views go straight into their result, at any offset", "[raw]") {
+  Threads restore;
+  for (int threads : {1, 2}) {
+    st::set_num_threads(threads);
+    for (st::DType t : {st::f32, st::f64, st::i32, st::i64, st::bool_}) {
+      // Odd sizes across the 1024-column and 8/16/32-row tile edges.
+      for (const Shape& s : std::vector<Shape>{{67, 1500}, {300, 1031}, {1029, 70}}) {
+        const RawTensor big = raw::cast(
+            raw::binary(BinaryOp::mul, raw::normal({s[1] + 3, s[0] + 5}, 21, st::f64),
+                        raw::full({s[1] + 3, s[0] + 5}, 100, st::f64)),
+            t);
+        // A transposed view starting inside a wider matrix (offset and padded strides).
+        const RawTensor xt = big.slice(0, 2, 2 + s[1], 1).slice(1, 3, 3 + s[0], 1).transpose(0, 1);
+        INFO(tt::dname(t) << " shape " << s << " threads " << threads);
+        CHECK(tt::first_mismatch(raw::contiguous(xt), s, t,
+                                 [&](const Idx& i) { return tt::get(xt, i); }) == "");
+        // Into slices of a wider result: concat along the columns and the rows.
+        const RawTensor y = raw::cast(raw::normal(s, 22, st::f64), t);
+        const RawTensor cols = raw::concat({y, xt}, 1);
+        CHECK(tt::first_mismatch(cols, {s[0], 2 * s[1]}, t, [&](const Idx& i) {
+                return i[1] < s[1] ? tt::get(y, i) : tt::get(xt, {i[0], i[1] - s[1]});
+              }) == "");
+        const RawTensor rows = raw::concat({xt, y}, 0);
+        CHECK(tt::first_mismatch(rows, {2 * s[0], s[1]}, t, [&](const Idx& i) {
+                return i[0] < s[0] ? tt::get(xt, i) : tt::get(y, {i[0] - s[0], i[1]});
+              }) == "");
+      }
+      // Rank 3: an outer axis, the transposed pair inside it.
+      const RawTensor r3 = raw::cast(raw::normal({4, 90, 530}, 23, st::f64), t).permute({0, 2, 1});
+      CHECK(tt::first_mismatch(raw::contiguous(r3), r3.shape(), t,
+                               [&](const Idx& i) { return tt::get(r3, i); }) == "");
+    }
+  }
 }
 
 TEST_CASE("staged transposed walks give the same bits on 1 and 2 threads", "[raw]") {
