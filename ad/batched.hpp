@@ -40,12 +40,23 @@ class Batched : public Ops<Batched<T>> {
   Batched(T value, bool batched, uint64_t tag)
       : value_(std::move(value)), batched_(batched), tag_(batched ? tag : 0) {}
 
+  /// The identity basis: `value` is [B, ...shape] and its B examples, each flattened, are the
+  /// rows of the B x B identity (jacfwd's tangents, jacrev's cotangents, when one leaf takes
+  /// every basis vector). rules::Matmul takes a product with it as a copy of the other operand.
+  static Batched identity(T value, uint64_t tag = 0) {
+    Batched b(std::move(value), true, tag);
+    b.identity_ = true;
+    return b;
+  }
+
   /// The physical value: [B, ...shape()] when batched, shape() when not.
   const T& value() const { return value_; }
   /// Whether value() has the leading batch axis.
   bool batched() const { return batched_; }
   /// The st::vmap call whose batch axis this is (0: jacfwd/jacrev's, or unbatched).
   uint64_t tag() const { return tag_; }
+  /// Whether value() is known to be the identity basis (made by identity(), kept by reshape).
+  bool is_identity() const { return identity_; }
   /// The number of examples (1 when unbatched).
   int64_t batch_size() const { return batched_ ? value_.shape()[0] : 1; }
   /// The value as [n, ...shape()]: an unbatched one is broadcast (a zero-stride view).
@@ -53,7 +64,11 @@ class Batched : public Ops<Batched<T>> {
     return batched_ ? value_ : Prims<T>::expand(value_, detail::with_batch(n, value_.shape()));
   }
   /// The same value with its batch axis tagged as the vmap call `tag`'s.
-  Batched retag(uint64_t tag) const { return Batched(value_, batched_, tag); }
+  Batched retag(uint64_t tag) const {
+    Batched b(value_, batched_, tag);
+    b.identity_ = identity_;
+    return b;
+  }
   /// The shape of one example.
   Shape shape() const {
     if (!batched_) return value_.shape();
@@ -73,6 +88,7 @@ class Batched : public Ops<Batched<T>> {
   T value_;
   bool batched_ = false;
   uint64_t tag_ = 0;
+  bool identity_ = false;
 };
 
 /// Batched<T> wraps the level T.

@@ -96,8 +96,9 @@ auto jacfwd(F f, Argnums<I...>, const X0& x0, const X&... xs0) {
     auto variable = [&](const auto& leaf, int64_t off) {
       const T p = lift<T>(leaf);
       if (checked_numel(p.shape(), "jacfwd") == 0) return Forward<B>(B(p));
+      const int64_t k = p.numel();
       const T basis = detail::basis_block<T>(n, off, p.shape(), p.dtype(), p.device());
-      return Forward<B>(B(p), B(basis, true), tag);
+      return Forward<B>(B(p), off == 0 && k == n ? B::identity(basis) : B(basis, true), tag);
     };
     auto constant = [](const auto& leaf) { return Forward<B>(B(lift<T>(leaf))); };
     auto wrap = [&]<std::size_t K>() {
@@ -172,7 +173,7 @@ auto jacrev(F f, Argnums<I...>, const X0& x0, const X&... xs) {
       std::vector<std::optional<B>> ct;
       if (m > 0 && !y.is_constant()) {
         ct = tape->backward(y.id(),
-                            B(detail::basis_block<T>(m, 0, out, y.dtype(), y.device()), true));
+                            B::identity(detail::basis_block<T>(m, 0, out, y.dtype(), y.device())));
       }
       // Each cotangent is [m, in...]: already out ++ in once reshaped.
       auto block = [&](const Reverse<B>& w) -> T {

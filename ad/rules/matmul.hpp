@@ -74,6 +74,18 @@ struct Matmul {
       detail::fail<ShapeError>("matmul", "shapes ", sa, " and ", sb, " do not fit (inner dims ",
                                sa[sa.ndim() - 1], " vs ", sb[sb.ndim() - 2], ")");
     }
+    // A product with the identity basis (jacfwd's tangents of a vector x in W @ x) is the
+    // other operand rearranged: a @ e_j is column j of a, e_j^T @ b row j of b. No
+    // arithmetic, and exact: through a GEMM an infinite entry of W would turn the rest of
+    // its row of the Jacobian into NaNs (inf * 0). The columns are copied contiguous
+    // (flattening the transposed view copies it) for the elementwise ops that follow.
+    if (b.is_identity() && !a.batched() && sa.ndim() == 2 && sb.ndim() == 2 && sb[1] == 1) {
+      const T columns = P::reshape(P::permute(a.value(), {1, 0}), {-1});
+      return batching::batched(P::reshape(columns, {sa[1], sa[0], 1}));
+    }
+    if (a.is_identity() && !b.batched() && sb.ndim() == 2 && sa.ndim() == 2 && sa[0] == 1) {
+      return batching::batched(P::reshape(b.value(), {sb[0], 1, sb[1]}));
+    }
     // A batch of products with one shared matrix is one product: the batch
     // axis folds into the rows of a (a batched, b an unbatched matrix) or
     // the columns of b (a an unbatched matrix, b batched). Empty operands
@@ -84,6 +96,15 @@ struct Matmul {
       out[out.ndim() - 1] = sb[1];
       return batching::batched(
           P::reshape(P::matmul(P::reshape(a.value(), {-1, sa[sa.ndim() - 1]}), b.value()), out));
+    }
+    if (fold && !a.batched() && sa.ndim() == 2 && sb[sb.ndim() - 1] == 1) {
+      // Matrix-vector products (b: [B, L..., k, 1], jacfwd's tangents and jacrev's
+      // cotangents of a vector): one product [B * L, k] @ a^T whose rows come out in the
+      // batch's order, so the result is contiguous rather than a transposed view.
+      Shape out = b.value().shape();
+      out[out.ndim() - 2] = sa[0];
+      const T rows = P::reshape(b.value(), {-1, sa[1]});
+      return batching::batched(P::reshape(P::matmul(rows, P::permute(a.value(), {1, 0})), out));
     }
     if (fold && !a.batched() && sa.ndim() == 2) {
       // b: [B, L..., k, n] -> [k, B, L..., n] -> [k, B * L * n];

@@ -114,8 +114,9 @@ struct Reshape {
   template <Diffable T>
   Batched<T> batch(const Batched<T>& x) const {
     if (!x.batched()) return Batched<T>(Prims<T>::reshape(x.value(), shape));
-    return batching::batched(
-        Prims<T>::reshape(x.value(), detail::with_batch(x.batch_size(), shape)));
+    T r = Prims<T>::reshape(x.value(), detail::with_batch(x.batch_size(), shape));
+    // Reshaping the examples keeps each one's elements in order: still the identity basis.
+    return x.is_identity() ? Batched<T>::identity(std::move(r)) : batching::batched(std::move(r));
   }
 };
 

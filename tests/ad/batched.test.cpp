@@ -9,7 +9,9 @@
 // a function of every primitive, and jacrev's, against one unbatched jvp per
 // input element and one vjp per output element.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <strata.hpp>
 #include <vector>
 
@@ -167,6 +169,9 @@ TEST_CASE("batching rules: matmul, every way the batch axis can sit", "[ad][batc
     check_rule({unbatched({4, 5}, 26), batched({5, 2}, 27)}, bm, pm);
     check_rule({unbatched({4, 5}, 28), batched({5, 1}, 29)}, bm, pm);
     check_rule({unbatched({4, 5}, 30), batched({2, 5, 3}, 31)}, bm, pm);
+    // Matrix-vector products: one product with a^T, rows in the batch's order.
+    check_rule({unbatched({4, 5}, 60), batched({2, 5, 1}, 61)}, bm, pm);
+    check_rule({unbatched({1, 5}, 62), batched({5, 1}, 63)}, bm, pm);
   }
   SECTION("both batched, ranks differing") {
     check_rule({batched({4, 5}, 32), batched({5, 2}, 33)}, bm, pm);
@@ -180,6 +185,62 @@ TEST_CASE("batching rules: matmul, every way the batch axis can sit", "[ad][batc
   SECTION("an unbatched operand with batch dims of its own") {
     check_rule({unbatched({2, 4, 5}, 36), batched({5, 3}, 37)}, bm, pm);
     check_rule({batched({4, 5}, 38), unbatched({2, 5, 3}, 39)}, bm, pm);
+  }
+}
+
+TEST_CASE("batching rules: a product with the identity basis is the other operand, exactly",
+          "[ad][batched]") {
+  const int64_t k = 5, m = 4;
+  const st::Tensor eye = st::eye(k, st::f64);
+  // W with an infinite entry: W @ I through a GEMM would put NaNs (inf * 0) in its row.
+  std::vector<double> w = st::randn({m, k}, 64, st::f64).to_vector<double>();
+  w[7] = std::numeric_limits<double>::infinity();
+  const st::Tensor W = st::from_vector(w, {m, k});
+  // The basis of a vector x: example j is e_j; W @ x sees it reshaped to [k, 1].
+  const B basis = B::identity(eye);
+  REQUIRE(basis.is_identity());
+  const B column = PB::reshape(basis, {k, 1});
+  CHECK(column.is_identity());  // reshape keeps each example's elements in order
+  CHECK_FALSE(PB::permute(PB::reshape(basis, {1, k}), {1, 0}).is_identity());
+  CHECK_FALSE((basis * 2.0).is_identity());
+  const B wx = PB::matmul(B(W), column);
+  REQUIRE(wx.batched());
+  REQUIRE(wx.shape() == st::Shape{m, 1});
+  for (int64_t j = 0; j < k; ++j) {
+    const auto got = wx.value().ix(j).to_vector<double>();
+    for (int64_t i = 0; i < m; ++i) CHECK(got[std::size_t(i)] == w[std::size_t(i * k + j)]);
+  }
+  // A row vector x^T: e_j^T @ W2 is row j of W2.
+  const st::Tensor W2 = st::randn({k, 3}, 65, st::f64);
+  const B xw = PB::matmul(PB::reshape(basis, {1, k}), B(W2));
+  REQUIRE(xw.shape() == st::Shape{1, 3});
+  for (int64_t j = 0; j < k; ++j) {
+    CHECK(xw.value().ix(j).to_vector<double>() == W2.ix(j).to_vector<double>());
+  }
+  // jacfwd seeds its tangents with the basis, jacrev its cotangents: the Jacobian of
+  // x -> W x is W itself, infinite entry included, and NaN-free.
+  const st::Tensor x = st::randn({k}, 66, st::f64);
+  auto f = [&W](const auto& v) { return st::matmul(W, v); };
+  CHECK(st::jacfwd(f, x).to_vector<double>() == w);
+  CHECK(st::jacrev(f, x).to_vector<double>() == w);
+  // With two arguments each leaf takes some of the basis vectors: the general path, the
+  // same values where W is finite (the row of the infinite entry is GEMM arithmetic).
+  auto g = [&W](const auto& a, const auto& b) { return st::matmul(W, a) + b; };
+  const auto [ja, jb] = st::jacfwd(g, x, st::randn({m}, 67, st::f64));
+  // Row 1 of both blocks is NaN: b's basis vectors give a zero tangent for a, and
+  // inf * 0 in W @ 0 is NaN, as in PyTorch and JAX.
+  const auto ga = ja.to_vector<double>();
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    if (i / std::size_t(k) != 1) CHECK(ga[i] == w[i]);
+  }
+  const auto gb = jb.to_vector<double>();
+  const auto id = st::eye(m, st::f64).to_vector<double>();
+  for (std::size_t i = 0; i < id.size(); ++i) {
+    if (i / std::size_t(m) == 1) {
+      CHECK(std::isnan(gb[i]));
+    } else {
+      CHECK(gb[i] == id[i]);
+    }
   }
 }
 
