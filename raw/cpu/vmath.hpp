@@ -64,7 +64,7 @@ const Kernels* best();
 const char* isa_name(Isa isa);
 
 /// Blocked sums of contiguous arrays: lanes of partial sums over blocks of at
-/// most 1024 elements, block sums added in double. The f32 sum of 2^24 ones is
+/// most 4096 elements, block sums added in double. The f32 sum of 2^24 ones is
 /// exact; rounding error grows with the block size, not with n. The same
 /// lanes and order on every instruction set (only adds: no contraction), so
 /// the result does not depend on the CPU's vector width either.

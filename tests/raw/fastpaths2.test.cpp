@@ -316,7 +316,7 @@ TEST_CASE("large gathers of table rows, streamed or not, copy every row", "[raw]
 
 TEST_CASE("the blocked sums of every instruction set give the same bits and match double loops",
           "[raw]") {
-  // Odd lengths around the 32-lane and 1024-element block edges, and rows.
+  // Odd lengths around the 32-lane and 4096-element block edges, and rows.
   std::vector<float> x(70001);
   std::vector<double> xd(x.size());
   for (std::size_t i = 0; i < x.size(); ++i) {
@@ -329,7 +329,7 @@ TEST_CASE("the blocked sums of every instruction set give the same bits and matc
     if (!k) continue;
     INFO("isa " << vm::isa_name(isa));
     std::vector<double> got;
-    for (int64_t n : {0, 1, 31, 33, 1023, 1025, 4097, 70001}) {
+    for (int64_t n : {0, 1, 31, 33, 1025, 4095, 4096, 4097, 8191, 8193, 70001}) {
       double want = 0, want_d = 0;
       for (int64_t i = 0; i < n; ++i) want += double(x[std::size_t(i)]);
       for (int64_t i = 0; i < n; ++i) want_d += xd[std::size_t(i)];
