@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 /// Vectorised math over contiguous arrays: the transcendental functions
-/// (SLEEF, 1-ULP variants) and sqrt, compiled once per x86 instruction set in
-/// vmath_<isa>.cpp and chosen at run time for the CPU the program runs on, so
+/// (SLEEF's 1-ULP variants; the f32 exp its algorithm written inline) and
+/// sqrt, compiled once per x86 instruction set in vmath_<isa>.cpp and chosen
+/// at run time for the CPU the program runs on, so
 /// one build is fast on an AVX-512 server and still runs on any x86-64 CPU.
 /// Plus the summation kernels the reductions use.
 #include <cstdint>

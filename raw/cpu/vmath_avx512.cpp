@@ -19,6 +19,7 @@ inline void storef(float* p, __m512 v) { _mm512_storeu_ps(p, v); }
 inline __m512d loadd(const double* p) { return _mm512_loadu_pd(p); }
 inline void stored(double* p, __m512d v) { _mm512_storeu_pd(p, v); }
 inline __m512 sqrtf_v(__m512 v) { return _mm512_sqrt_ps(v); }
+inline __m512 fmaf_v(__m512 a, __m512 b, __m512 c) { return _mm512_fmadd_ps(a, b, c); }
 inline __m512d sqrtd_v(__m512d v) { return _mm512_sqrt_pd(v); }
 inline void stream_fill(void* dst, int64_t blocks, const void* pattern) {
   const __m512i v = _mm512_loadu_si512(pattern);

