@@ -30,6 +30,12 @@ namespace strata::detail {
 namespace {
 
 constexpr int64_t kChunk = int64_t{1} << 15;  // reduced elements per partial result
+// Column sums (sum over the first axis): rows per chunk at least, chunks at
+// most, partial sums (doubles, all chunks together) at most, and columns per
+// piece.
+constexpr int64_t kColumnChunkRows = 256, kMaxColumnChunks = 64;
+constexpr int64_t kColumnPartials = int64_t{1} << 22;
+constexpr int64_t kColumnRange = 4096;
 
 struct Split {
   Layout kept;     // O positions: x's kept axes (with x's offset)
@@ -191,16 +197,33 @@ bool fast_sum(const RawTensor& out, const RawTensor& x, const Split& s) {
     return true;
   }
   if (s.O > 1 && unit_run(s.kept)) {
+    // Pieces of fixed row chunks x column ranges, from the shape alone: each
+    // piece adds its rows into its chunk's partial sums, and the chunks'
+    // partials are added in chunk order. Row chunks make each piece read
+    // whole rows one after another (one stream, as the row sums read) where
+    // column ranges alone had every thread read a part of every row.
     const StridedPlan<1> inner = make_plan<1>(s.reduced.shape, {&s.reduced});
-    std::vector<double> acc(std::size_t(s.O), 0.0);
-    parallel_for(0, s.O, std::max<int64_t>(64, kGrain / std::max<int64_t>(s.R, 1)),
-                 [&](int64_t lo, int64_t hi) {
-                   for_each_block(inner, 0, s.R, [&](const auto& off, int64_t n, const auto& st) {
-                     vmath::sum_columns(xb + s.kept.offset + off[0] + lo, n, st[0], hi - lo,
-                                        acc.data() + lo);
-                   });
-                 });
-    for (int64_t o = 0; o < s.O; ++o) ob[o] = T(acc[std::size_t(o)]);
+    const int64_t chunks = std::clamp<int64_t>(
+        std::min(s.R / kColumnChunkRows, kColumnPartials / s.O), 1, kMaxColumnChunks);
+    const int64_t chunk_rows = (s.R + chunks - 1) / chunks;
+    const int64_t ranges = (s.O + kColumnRange - 1) / kColumnRange;
+    std::vector<double> partial(std::size_t(chunks * s.O), 0.0);
+    parallel_for(0, chunks * ranges, 1, [&](int64_t lo, int64_t hi) {
+      for (int64_t t = lo; t < hi; ++t) {
+        const int64_t c = t / ranges, c0 = t % ranges * kColumnRange;
+        const int64_t nc = std::min(kColumnRange, s.O - c0);
+        double* acc = partial.data() + c * s.O + c0;
+        for_each_block(inner, c * chunk_rows, std::min(s.R, (c + 1) * chunk_rows),
+                       [&](const auto& off, int64_t n, const auto& st) {
+                         vmath::sum_columns(xb + s.kept.offset + off[0] + c0, n, st[0], nc, acc);
+                       });
+      }
+    });
+    for (int64_t o = 0; o < s.O; ++o) {
+      double acc = 0;
+      for (int64_t c = 0; c < chunks; ++c) acc += partial[std::size_t(c * s.O + o)];
+      ob[o] = T(acc);
+    }
     return true;
   }
   return false;

@@ -339,9 +339,11 @@ TEST_CASE("the blocked sums of every instruction set give the same bits and matc
       got.push_back(s);
       got.push_back(sd);
     }
-    // Column sums of a 67 x 601 block inside rows of 700 (row blocks of 32),
-    // and of a 25 x 2601 one inside rows of 2700 (five column blocks and a tail).
-    for (const auto& [rows, cols, ld] : {std::array<int64_t, 3>{67, 601, 700}, {25, 2601, 2700}}) {
+    // Column sums of a 67 x 601 block inside rows of 700 (row blocks of 32:
+    // rows added four at a time, then the rest one at a time), and of a
+    // 15 x 4500 one inside rows of 4600 (column blocks of 4096 f32 and 2048
+    // f64, each with a tail).
+    for (const auto& [rows, cols, ld] : {std::array<int64_t, 3>{67, 601, 700}, {15, 4500, 4600}}) {
       std::vector<double> acc(std::size_t(cols), 0.5), accd(std::size_t(cols), 0.5);
       k->sum_columns_f32(x.data(), rows, ld, cols, acc.data());
       k->sum_columns_f64(xd.data(), rows, ld, cols, accd.data());

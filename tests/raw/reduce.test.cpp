@@ -513,6 +513,10 @@ TEST_CASE("reduce: results do not depend on the thread count", "[raw]") {
       {st::testing::random_tensor({40, 50, 30}, st::f32, st::testing::LayoutKind::permuted, rng),
        {0, 2}},
       {st::testing::random_tensor({600, 500}, st::i32, st::testing::LayoutKind::sliced, rng), {0}},
+      // Column sums in pieces of row chunks (256 rows and more) x column
+      // ranges (4096 columns): 2 x 2 pieces here.
+      {st::testing::random_tensor({700, 4100}, st::f32, st::testing::LayoutKind::contiguous, rng),
+       {0}},
   };
   auto run_all = [&] {
     std::vector<std::vector<unsigned char>> out;
