@@ -157,8 +157,9 @@ bool unit_run(const Layout& l) {
 // Float sums with vectorised blocked kernels (vmath::sum, vmath::sum_columns):
 //   reduced positions one contiguous run: each output sums its run, long runs
 //     in fixed chunks combined in order (sum over the last axis, or all);
-//   kept positions one contiguous run: column sums, threads owning column
-//     ranges (sum over the first axis).
+//   kept positions one contiguous run: column sums (sum over the first axis)
+//     in pieces of fixed row chunks x column ranges, each chunk's partial
+//     sums added in chunk order.
 // Returns false (nothing written) for other layouts.
 template <class T>
 bool fast_sum(const RawTensor& out, const RawTensor& x, const Split& s) {
