@@ -114,7 +114,8 @@ void transpose_blocks(const void* src, int64_t lds, void* dst, int64_t ldd, int6
     const bool next = a0 + 2 * kB <= cols;
     for (int64_t b0 = 0; b0 < rows_b; b0 += kB) {
       if (next) {
-        for (int64_t a = a0 + kB; a < a0 + 2 * kB; ++a) __builtin_prefetch(s + (a * lds + b0) * kSize);
+        for (int64_t a = a0 + kB; a < a0 + 2 * kB; ++a)
+          __builtin_prefetch(s + (a * lds + b0) * kSize);
       }
       Block(s + (a0 * lds + b0) * kSize, lds, d + (b0 * ldd + a0) * kSize, ldd);
     }

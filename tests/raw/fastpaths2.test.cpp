@@ -165,10 +165,10 @@ TEST_CASE("copies of transposed views go straight into their result, at any offs
     for (st::DType t : {st::f32, st::f64, st::i32, st::i64, st::bool_}) {
       // Odd sizes across the 1024-column and 8/16/32-row tile edges.
       for (const Shape& s : std::vector<Shape>{{67, 1500}, {300, 1031}, {1029, 70}}) {
-        const RawTensor big = raw::cast(
-            raw::binary(BinaryOp::mul, raw::normal({s[1] + 3, s[0] + 5}, 21, st::f64),
-                        raw::full({s[1] + 3, s[0] + 5}, 100, st::f64)),
-            t);
+        const RawTensor big =
+            raw::cast(raw::binary(BinaryOp::mul, raw::normal({s[1] + 3, s[0] + 5}, 21, st::f64),
+                                  raw::full({s[1] + 3, s[0] + 5}, 100, st::f64)),
+                      t);
         // A transposed view starting inside a wider matrix (offset and padded strides).
         const RawTensor xt = big.slice(0, 2, 2 + s[1], 1).slice(1, 3, 3 + s[0], 1).transpose(0, 1);
         INFO(tt::dname(t) << " shape " << s << " threads " << threads);
