@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -15,6 +16,10 @@
 #include <string>
 #include <type_traits>
 #include <vector>
+
+#if defined(__GLIBC__)
+#include <sys/resource.h>
+#endif
 
 #include "raw/cpu/eigen_gemm.hpp"
 #include "support/naive.hpp"
@@ -531,6 +536,55 @@ TEMPLATE_TEST_CASE("matmul: Eigen's GEMM built for every instruction set matches
     }
   }
 }
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define STRATA_TEST_OWN_MALLOC 1  // the sanitizers' allocators quarantine freed memory
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define STRATA_TEST_OWN_MALLOC 1
+#endif
+#endif
+
+#if defined(__GLIBC__) && !defined(STRATA_TEST_OWN_MALLOC)
+TEST_CASE("matmul: repeated large f32 products reuse their memory (no page faults)", "[raw]") {
+  // oneDNN allocates packing buffers on every call, and glibc used to cut them
+  // from untouched memory for tens of calls (fill_tcache_bins in
+  // raw/cpu/matmul.cpp). The process's minor page faults over eight calls
+  // after three are counted: one fresh buffer of these 1024 x 512 tiles is 170
+  // faults (AVX2) to 340 (AVX-512), and the result comes from the cache.
+  const int original = st::num_threads();
+  st::set_num_threads(2);
+  std::mt19937_64 rng(4096);
+  std::normal_distribution<float> normal;
+  // On the CPU whatever the test device, and read in place (host copies would allocate).
+  auto random_cpu = [&] {
+    const st::RawTensor t = st::raw::empty({1024, 1024}, st::f32, st::Device::cpu());
+    float* p = static_cast<float*>(t.storage()->data());
+    for (int64_t i = 0; i < t.numel(); ++i) p[i] = normal(rng);
+    return t;
+  };
+  const st::RawTensor a = random_cpu(), b = random_cpu();
+  auto minor_faults = [] {
+    rusage r{};
+    getrusage(RUSAGE_SELF, &r);
+    return long(r.ru_minflt);
+  };
+  auto product = [&] {
+    const st::RawTensor c = st::raw::matmul(a, b);
+    return static_cast<const float*>(c.storage()->data())[c.offset() + 1023 * 1024 + 511];
+  };
+  const float first = product();
+  for (int warm = 1; warm < 3; ++warm) CHECK(product() == first);
+  const long before = minor_faults();
+  bool same = true;
+  for (int call = 0; call < 8; ++call) same = same && product() == first;
+  const long faults = minor_faults() - before;
+  st::set_num_threads(original);
+  CHECK(same);
+  INFO(faults << " minor page faults in 8 products");
+  CHECK(faults < 100);
+}
+#endif
 
 TEST_CASE("matmul: integers are exact beyond 2^53", "[raw]") {
   SECTION("i64") {
