@@ -32,12 +32,26 @@ int64_t consumed_axes(const Index& e) {
 /// no negative entries, else a normalised i64 copy. IndexError names the entry.
 Tensor positions_for(const Tensor& idx, int64_t axis, int64_t size, std::string_view op) {
   if (idx.numel() == 0) return idx;
-  // The common case reads two numbers back (the extremes, reduced on the
-  // index's device); only a bad or negative index brings the whole tensor over.
+  // The common case, every entry in [0, size), is found without bringing the
+  // tensor over: on a device by reading back its extremes (reduced there), on
+  // the CPU by one scan that stops at the first negative or bad entry (for
+  // 10^5 entries 40 us, where the two reductions and their read-backs took
+  // 60-120). A bad or negative index takes the path below.
   const RawTensor flat = raw::reshape(idx.raw(), {-1});
-  const int64_t lo = Tensor(raw::reduce(ReduceOp::min, flat, {0})).item<int64_t>();
-  const int64_t hi = Tensor(raw::reduce(ReduceOp::max, flat, {0})).item<int64_t>();
-  if (lo >= 0 && hi < size) return idx;
+  bool in_range = false;
+  if (idx.device().is_cpu()) {
+    const RawTensor pos = raw::contiguous(raw::cast(flat, DType::i64));
+    const int64_t* v = static_cast<const int64_t*>(pos.storage()->data()) + pos.offset();
+    const int64_t n = pos.numel();
+    int64_t j = 0;
+    while (j < n && v[j] >= 0 && v[j] < size) ++j;
+    in_range = j == n;
+  } else {
+    const int64_t lo = Tensor(raw::reduce(ReduceOp::min, flat, {0})).item<int64_t>();
+    const int64_t hi = Tensor(raw::reduce(ReduceOp::max, flat, {0})).item<int64_t>();
+    in_range = lo >= 0 && hi < size;
+  }
+  if (in_range) return idx;
   const std::vector<int64_t> v = idx.to_vector<int64_t>();
   for (std::size_t j = 0; j < v.size(); ++j) {
     if (v[j] < -size || v[j] >= size) {

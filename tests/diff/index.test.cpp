@@ -232,6 +232,36 @@ TEST_CASE("indexing: i32 and negative entries in index tensors", "[diff][index]"
   REQUIRE(t.vix(st::zeros({4}, st::bool_)).shape() == st::Shape{0, 3, 2});
 }
 
+TEST_CASE("indexing: index tensors that are strided views", "[diff][index]") {
+  // The range check reads an index tensor through its layout: transposed,
+  // flipped and step-sliced views must index like contiguous copies of them.
+  const st::Tensor t = t432();
+  const st::Tensor base = i64s({3, 0, 2, 1, 3, 2, 0, 1}, {2, 4});
+  const std::vector<st::Tensor> views{base.transpose(0, 1), base.ix(st::slice(1, -3, -1)),
+                                      base.ix(st::all, st::slice(1, 4, 2))};
+  for (const st::Tensor& view : views) {
+    INFO("index view of shape " << view.shape());
+    const st::Tensor copy = i64s(values(view), view.shape());
+    REQUIRE(values(t.vix(view)) == values(t.vix(copy)));
+    REQUIRE(values(t.oix(view)) == values(t.oix(copy)));
+  }
+  // A negative entry, or one out of range, read last (the transpose's last
+  // element is base's): found by the scan, normalised or named by its entry.
+  const st::Tensor neg = i64s({0, 1, 2, 3, 3, 2, 1, -1}, {2, 4}).transpose(0, 1);
+  REQUIRE(values(t.vix(neg)) == values(t.vix(i64s({0, 3, 1, 2, 2, 1, 3, 3}, {4, 2}))));
+  const st::Tensor bad = i64s({0, 1, 2, 3, 3, 2, 1, 4}, {2, 4}).transpose(0, 1);
+  REQUIRE_THROWS_AS(t.vix(bad), st::IndexError);
+  REQUIRE_THROWS_WITH(t.vix(bad), Catch::Matchers::Contains("index 4 (entry 7") &&
+                                      Catch::Matchers::Contains("axis 0 with size 4"));
+  // Every 2nd entry from 1: the bad 4 is the view's last entry, while the
+  // first four stored from the view's offset (1, 2, 3, 0) are all in range.
+  const st::Tensor stepped = i64s({0, 1, 2, 3, 0, 1, 2, 4}).ix(st::slice(1, 8, 2));
+  REQUIRE_THROWS_MATCHES(
+      t.vix(stepped), st::IndexError,
+      Catch::Matchers::Message("vix: index 4 (entry 3 of the index tensor of shape [4]) is out "
+                               "of range for axis 0 with size 4"));
+}
+
 TEST_CASE("take: the positions along one axis (numpy.take)", "[diff][index]") {
   const st::Tensor t = t432();
   SECTION("the index's dims replace the axis; the same values as oix") {
