@@ -19,17 +19,7 @@
 #include "core/device.hpp"
 #include "core/error.hpp"
 #include "core/storage.hpp"
-
-#if defined(__SANITIZE_ADDRESS__)
-#define STRATA_TEST_UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define STRATA_TEST_UNDER_ASAN 1
-#endif
-#endif
-#ifndef STRATA_TEST_UNDER_ASAN
-#define STRATA_TEST_UNDER_ASAN 0
-#endif
+#include "support/sanitizers.hpp"
 
 namespace st = strata;
 

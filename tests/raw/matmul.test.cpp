@@ -24,6 +24,7 @@
 #include "raw/cpu/eigen_gemm.hpp"
 #include "support/naive.hpp"
 #include "support/reduce_ref.hpp"
+#include "support/sanitizers.hpp"
 
 namespace st = strata;
 
@@ -537,15 +538,8 @@ TEMPLATE_TEST_CASE("matmul: Eigen's GEMM built for every instruction set matches
   }
 }
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define STRATA_TEST_OWN_MALLOC 1  // the sanitizers' allocators quarantine freed memory
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define STRATA_TEST_OWN_MALLOC 1
-#endif
-#endif
-
-#if defined(__GLIBC__) && !defined(STRATA_TEST_OWN_MALLOC)
+// The sanitizers bring their own malloc, which quarantines freed memory.
+#if defined(__GLIBC__) && !STRATA_TEST_UNDER_ASAN && !STRATA_TEST_UNDER_TSAN
 TEST_CASE("matmul: repeated large f32 products reuse their memory (no page faults)", "[raw]") {
   // oneDNN allocates packing buffers on every call, and glibc used to cut them
   // from untouched memory for tens of calls (fill_tcache_bins in
