@@ -161,6 +161,16 @@ AllocatorStats CachingAllocator::stats() const {
   return stats_;
 }
 
+void* detail::host_allocate(std::size_t bytes) {
+  constexpr std::size_t kHuge = std::size_t{2} << 20;
+  if (bytes < kHuge) return std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+  void* p = std::aligned_alloc(kHuge, (bytes + kHuge - 1) / kHuge * kHuge);
+#if defined(MADV_HUGEPAGE)
+  if (p) madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+  return p;
+}
+
 namespace {
 
 class CpuAllocator final : public CachingAllocator {
@@ -170,16 +180,9 @@ class CpuAllocator final : public CachingAllocator {
  protected:
   void* system_allocate(std::size_t bytes) override {
     // Size classes are multiples of 64, as aligned_alloc requires. Large
-    // blocks are aligned to 2 MiB and asked to be backed by huge pages: one
-    // page fault per 2 MiB instead of per 4 KiB on first touch, and strided
-    // (transposed) walks stop missing the TLB.
-    constexpr std::size_t kHuge = std::size_t{2} << 20;
-    if (bytes < kHuge) return std::aligned_alloc(64, bytes);
-    void* p = std::aligned_alloc(kHuge, (bytes + kHuge - 1) / kHuge * kHuge);
-#if defined(MADV_HUGEPAGE)
-    if (p) madvise(p, bytes, MADV_HUGEPAGE);
-#endif
-    return p;
+    // blocks on huge pages: one page fault per 2 MiB instead of per 4 KiB on
+    // first touch, and strided (transposed) walks stop missing the TLB.
+    return detail::host_allocate(bytes);
   }
   void system_free(void* ptr, std::size_t) override { std::free(ptr); }
 };

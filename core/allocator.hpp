@@ -89,4 +89,14 @@ class CachingAllocator {
 /// the process ends, so tensors in static storage may outlive main.
 CachingAllocator& cpu_allocator();
 
+namespace detail {
+/// Host memory of at least `bytes` bytes (nullptr when the system has none):
+/// from 2 MiB up, 2 MiB aligned, rounded up to whole 2 MiB and asked to be
+/// backed by huge pages; below, 64-byte aligned. Free it with std::free.
+/// Huge pages fix where a buffer's lines fall in the physically indexed
+/// caches (a scratch buffer on scattered 4 KiB pages can crowd a few L2 sets
+/// and evict lines fetched ahead of use) and fault once per 2 MiB.
+void* host_allocate(std::size_t bytes);
+}  // namespace detail
+
 }  // namespace strata

@@ -13,6 +13,8 @@
 #include <type_traits>
 #include <utility>
 
+#include "core/allocator.hpp"
+#include "core/error.hpp"
 #include "core/parallel.hpp"
 #include "core/strided.hpp"
 #include "raw/cpu/vmath.hpp"
@@ -219,16 +221,27 @@ inline void transpose_block(const char* src, int64_t lds, char* dst, int64_t ldd
   }
 }
 
-/// This thread's staging buffer of at least `bytes` bytes, kept between calls: a fresh
-/// 256 KiB allocation per walk came from mmap, and its page faults made the
-/// transposed copy of a 256 x 256 f64 matrix take 69 us instead of 15 (hessian_f64_n256).
+/// This thread's staging buffer of at least `bytes` bytes, kept between calls
+/// (a fresh 256 KiB allocation per walk came from mmap, and its page faults
+/// made the transposed copy of a 256 x 256 f64 matrix take 69 us instead of
+/// 15, hessian_f64_n256), on a 2 MiB huge page at least (host_allocate): on
+/// scattered 4 KiB pages the buffer crowded some L2 sets, whichever pages a
+/// process got. exp of a transposed 4096 x 4096 f32 view on Zen 5 took 4.8 or
+/// 6.6-7.2 ms from one process to the next with a 4 KiB-page buffer, 4.8 in
+/// every process with a huge page.
 inline char* stage_buffer(std::size_t bytes) {
-  thread_local std::unique_ptr<char[]> buf;
+  struct Free {
+    void operator()(char* p) const { std::free(p); }
+  };
+  thread_local std::unique_ptr<char, Free> buf;
   thread_local std::size_t capacity = 0;
   if (capacity < bytes) {
+    const std::size_t want = std::max(bytes, std::size_t{2} << 20);
     buf.reset();
-    buf.reset(new char[bytes]);
-    capacity = bytes;
+    capacity = 0;
+    buf.reset(static_cast<char*>(host_allocate(want)));
+    if (!buf) fail<ValueError>("allocate", "out of memory on cpu allocating ", want, " bytes");
+    capacity = want;
   }
   return buf.get();
 }

@@ -185,6 +185,21 @@ TEST_CASE("cpu_allocator blocks are 64-byte aligned and fully usable", "[core]")
   for (auto [p, bytes] : live) a.deallocate(p, bytes);
 }
 
+TEST_CASE("host_allocate: 2 MiB-aligned huge-page blocks from 2 MiB up, 64-byte below", "[core]") {
+  constexpr std::size_t kHuge = std::size_t{2} << 20;
+  for (std::size_t bytes : {std::size_t{1}, std::size_t{63}, std::size_t{65}, std::size_t{100000},
+                            kHuge - 1, kHuge, kHuge + 1, 5 * kHuge + 3}) {
+    INFO("bytes " << bytes);
+    void* p = st::detail::host_allocate(bytes);
+    REQUIRE(p != nullptr);
+    const auto addr = reinterpret_cast<std::uintptr_t>(p);
+    CHECK(addr % (bytes >= kHuge ? kHuge : 64) == 0);
+    std::memset(p, 0x5A, bytes);  // under ASan: the whole request is addressable
+    CHECK(static_cast<unsigned char*>(p)[bytes - 1] == 0x5A);
+    std::free(p);
+  }
+}
+
 TEST_CASE("Storage", "[core]") {
   st::CachingAllocator& a = st::cpu_allocator();
   SECTION("version starts at 0 and bump_version increments") {

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 #include "raw/cpu/loops.hpp"
@@ -203,6 +204,25 @@ TEST_CASE("staged transposed walks give the same bits on 1 and 2 threads", "[raw
   st::set_num_threads(2);
   CHECK(host<float>(raw::unary(UnaryOp::exp, xt)) == e1);
   CHECK(host<float>(raw::binary(BinaryOp::add, xt, y)) == a1);
+}
+
+TEST_CASE("the staging buffer is a whole huge page per thread, kept and grown on demand",
+          "[raw]") {
+  constexpr std::size_t kHuge = std::size_t{2} << 20;
+  auto aligned = [](const char* p) { return reinterpret_cast<std::uintptr_t>(p) % kHuge == 0; };
+  char* const small = st::detail::stage_buffer(1000);
+  REQUIRE(aligned(small));
+  std::memset(small, 1, kHuge);  // at least 2 MiB, whatever was asked
+  CHECK(st::detail::stage_buffer(kHuge) == small);  // kept between calls
+  char* const big = st::detail::stage_buffer(3 * kHuge + 5);
+  REQUIRE(aligned(big));
+  std::memset(big, 2, 3 * kHuge + 5);
+  CHECK(st::detail::stage_buffer(10) == big);
+  char* other = nullptr;
+  std::thread([&] { other = st::detail::stage_buffer(10); }).join();
+  CHECK(other != nullptr);
+  CHECK(aligned(other));
+  CHECK(other != big);  // every thread has its own
 }
 
 TEST_CASE("large contiguous fills stream every element, unaligned starts and tails included",
