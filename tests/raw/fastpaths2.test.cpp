@@ -206,13 +206,12 @@ TEST_CASE("staged transposed walks give the same bits on 1 and 2 threads", "[raw
   CHECK(host<float>(raw::binary(BinaryOp::add, xt, y)) == a1);
 }
 
-TEST_CASE("the staging buffer is a whole huge page per thread, kept and grown on demand",
-          "[raw]") {
+TEST_CASE("the staging buffer is a whole huge page per thread, kept and grown on demand", "[raw]") {
   constexpr std::size_t kHuge = std::size_t{2} << 20;
   auto aligned = [](const char* p) { return reinterpret_cast<std::uintptr_t>(p) % kHuge == 0; };
   char* const small = st::detail::stage_buffer(1000);
   REQUIRE(aligned(small));
-  std::memset(small, 1, kHuge);  // at least 2 MiB, whatever was asked
+  std::memset(small, 1, kHuge);                     // at least 2 MiB, whatever was asked
   CHECK(st::detail::stage_buffer(kHuge) == small);  // kept between calls
   char* const big = st::detail::stage_buffer(3 * kHuge + 5);
   REQUIRE(aligned(big));
