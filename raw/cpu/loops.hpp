@@ -246,6 +246,18 @@ inline char* stage_buffer(std::size_t bytes) {
   return buf.get();
 }
 
+/// Prefetches the lines of [q, q + bytes) (RW: 1 for writing, 0 for reading),
+/// as straight-line prefetch instructions: on Zen 5 the same prefetches issued
+/// from a loop of one prefetch per iteration did no more than none at all
+/// (exp of a transposed 4096 x 4096 f32 view, the staged walk's result rows:
+/// looped 4.4 ms, none 4.3, unrolled 16 times 3.8 with AVX-512; 5.7, 5.1 and
+/// 4.9-5.0 with AVX2).
+template <int RW>
+inline void prefetch_lines(const char* q, int64_t bytes) {
+#pragma GCC unroll 16
+  for (int64_t c = 0; c < bytes; c += 64) __builtin_prefetch(q + c, RW);
+}
+
 /// parallel_walk for kernels that run faster on unit strides: when, after
 /// prepare_tiles, an input operand k >= 1 is unit-stride along the tile's
 /// rows and wide-strided along its columns (a transposed view), each
@@ -301,12 +313,10 @@ void parallel_walk_staged(const Shape& shape, const std::array<const Layout*, N>
                       if (int(j) == k || inner[j] != 1) continue;
                       const char* q = static_cast<const char*>(bases[j]) +
                                       (off[j] + kAheadRows * p.strides[j][r - 2]) * sizes[j];
-                      for (int64_t c = 0; c < n * sizes[j]; c += 64) {
-                        if (j == 0) {
-                          __builtin_prefetch(q + c, 1);  // the result: for writing
-                        } else {
-                          __builtin_prefetch(q + c, 0);
-                        }
+                      if (j == 0) {
+                        prefetch_lines<1>(q, n * sizes[j]);  // the result: for writing
+                      } else {
+                        prefetch_lines<0>(q, n * sizes[j]);
                       }
                     }
                     fn(off, n, unit, k, static_cast<const void*>(buf + (b - b0) * n * size));
