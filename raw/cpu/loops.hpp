@@ -258,6 +258,17 @@ inline void prefetch_lines(const char* q, int64_t bytes) {
   for (int64_t c = 0; c < bytes; c += 64) __builtin_prefetch(q + c, RW);
 }
 
+/// Prefetches the kLines lines from q on (RW as prefetch_lines'; Locality as
+/// __builtin_prefetch's: 3 into L1, 2 into L2), the count fixed at compile
+/// time: for a loop whose count is known only at run time, instantiate the
+/// loop per count (gather_rows in raw/cpu/index.cpp).
+template <int RW, int Locality, int kLines>
+inline void prefetch_fixed(const char* q) {
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    (__builtin_prefetch(q + 64 * int64_t(I), RW, Locality), ...);
+  }(std::make_index_sequence<std::size_t(kLines)>{});
+}
+
 /// parallel_walk for kernels that run faster on unit strides: when, after
 /// prepare_tiles, an input operand k >= 1 is unit-stride along the tile's
 /// rows and wide-strided along its columns (a transposed view), each

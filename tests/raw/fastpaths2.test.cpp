@@ -292,6 +292,39 @@ TEST_CASE("index_add into a large broadcast zero matches a scatter loop", "[raw]
   }
 }
 
+TEST_CASE("gathers of whole rows of every length, 4 bytes to past 1 KiB, copy every row", "[raw]") {
+  // The row loop is compiled per count of 64-byte lines prefetched (1 to 16,
+  // then 16 for longer rows): i32 rows of 1 to 300 elements cover each count,
+  // starting at any 4-byte offset (column slices), and the last rows of each
+  // thread's piece, which are prefetched nothing ahead.
+  Threads restore;
+  const int64_t rows = 701, picks = 2999, width = 301;
+  std::vector<int32_t> table(std::size_t(rows * width));
+  for (std::size_t i = 0; i < table.size(); ++i) table[i] = int32_t(i * 2654435761u % 1000003);
+  const RawTensor t = raw::from_host(table.data(), {rows, width}, st::i32);
+  std::vector<int64_t> idx(picks);
+  for (int64_t j = 0; j < picks; ++j) idx[std::size_t(j)] = (j * 389 + j / 7) % rows;
+  const RawTensor it = raw::from_host(idx.data(), {picks}, st::i64);
+  for (int threads : {1, 2}) {
+    st::set_num_threads(threads);
+    for (const int64_t c0 : {int64_t{0}, int64_t{1}}) {
+      for (const int64_t cols :
+           {1, 2, 15, 16, 17, 31, 32, 33, 64, 65, 112, 128, 129, 200, 255, 256, 257, 300}) {
+        const RawTensor x = t.slice(1, c0, c0 + cols, 1);
+        const auto got = host<int32_t>(raw::index_select(x, 0, it));
+        bool ok = got.size() == std::size_t(picks * cols);
+        for (int64_t j = 0; ok && j < picks; ++j) {
+          ok = std::memcmp(&got[std::size_t(j * cols)],
+                           &table[std::size_t(idx[std::size_t(j)] * width + c0)],
+                           std::size_t(cols) * sizeof(int32_t)) == 0;
+        }
+        INFO("threads " << threads << " c0 " << c0 << " cols " << cols);
+        CHECK(ok);
+      }
+    }
+  }
+}
+
 TEST_CASE("large gathers of table rows, streamed or not, copy every row", "[raw]") {
   Threads restore;
   const bool cpu_streams = st::detail::gather_streams();
