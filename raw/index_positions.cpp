@@ -4,6 +4,7 @@
 #include "raw/index_positions.hpp"
 
 #include "core/error.hpp"
+#include "raw/cpu/vmath.hpp"
 #include "raw/ops.hpp"
 
 namespace strata::detail {
@@ -37,12 +38,13 @@ RawTensor host_index_positions(const RawTensor& idx, int64_t axis, int64_t size,
   const RawTensor pos = raw::contiguous(raw::cast(idx, DType::i64));
   const int64_t n = pos.numel();
   const int64_t* v = static_cast<const int64_t*>(pos.storage()->data()) + pos.offset();
-  bool negative = false;
-  for (int64_t j = 0; j < n; ++j) {
+  // The common case, every entry in [0, size), in one vectorised pass; from the
+  // first entry outside it, one by one.
+  const int64_t first = vmath::first_outside(v, n, 0, size);
+  if (first == n) return pos;
+  for (int64_t j = first; j < n; ++j) {
     if (v[j] < -size || v[j] >= size) out_of_range(v[j], j, axis, size, op);
-    negative = negative || v[j] < 0;
   }
-  if (!negative) return pos;
   // Never write into the caller's tensor: a fresh buffer unless pos is a copy already.
   const RawTensor out =
       pos.storage() == idx.storage() ? raw::empty(pos.shape(), DType::i64, Device::cpu()) : pos;

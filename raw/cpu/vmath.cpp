@@ -67,7 +67,8 @@ const Kernels* choose() {
 
 // The portable build of the sums, for CPUs without any of the vmath builds.
 namespace portable {
-#include "raw/cpu/vmath_sum.inc"  // sum_blocks, sum_columns_blocks
+#include "raw/cpu/vmath_scan.inc"  // first_outside_scan
+#include "raw/cpu/vmath_sum.inc"   // sum_blocks, sum_columns_blocks
 }  // namespace portable
 
 }  // namespace
@@ -94,6 +95,11 @@ void sum_columns(const float* x, int64_t rows, int64_t ld, int64_t cols, double*
 void sum_columns(const double* x, int64_t rows, int64_t ld, int64_t cols, double* acc) {
   if (const Kernels* k = best()) return k->sum_columns_f64(x, rows, ld, cols, acc);
   portable::sum_columns_blocks(x, rows, ld, cols, acc);
+}
+
+int64_t first_outside(const int64_t* v, int64_t n, int64_t lo, int64_t hi) {
+  if (const Kernels* k = best()) return k->first_outside(v, n, lo, hi);
+  return portable::first_outside_scan(v, n, lo, hi);
 }
 
 }  // namespace strata::detail::vmath

@@ -51,6 +51,8 @@ struct Kernels {
   double (*sum_f64)(const double* x, int64_t n);
   void (*sum_columns_f32)(const float* x, int64_t rows, int64_t ld, int64_t cols, double* acc);
   void (*sum_columns_f64)(const double* x, int64_t rows, int64_t ld, int64_t cols, double* acc);
+  // first_outside below, compiled for this instruction set.
+  int64_t (*first_outside)(const int64_t* v, int64_t n, int64_t lo, int64_t hi);
   // The products and quotients of the NaN-safe ops, with their finiteness check fused.
   ProductF32 mul_f32, div_f32;
   ProductF64 mul_f64, div_f64;
@@ -75,5 +77,10 @@ double sum(const double* x, int64_t n);
 /// row-major block, blocked over rows the same way).
 void sum_columns(const float* x, int64_t rows, int64_t ld, int64_t cols, double* acc);
 void sum_columns(const double* x, int64_t rows, int64_t ld, int64_t cols, double* acc);
+
+/// The first j < n with v[j] outside [lo, hi) (lo <= hi), or n when every
+/// entry is inside: the range check of index tensors, vectorised where the
+/// CPU has 64-bit compares (AVX2, AVX-512).
+int64_t first_outside(const int64_t* v, int64_t n, int64_t lo, int64_t hi);
 
 }  // namespace strata::detail::vmath

@@ -7,11 +7,13 @@
 // contiguous tensors (unaligned starts, tails, every element size) and the
 // index_add that starts from it; large row gathers with streaming stores and
 // without; the blocked sums of every instruction set
-// (same bits, exact on 2^24 ones); results the same bits on 1 and 2 threads.
+// (same bits, exact on 2^24 ones); results the same bits on 1 and 2 threads;
+// the range scan of index entries of every instruction set.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <thread>
 #include <vector>
 
@@ -421,4 +423,53 @@ TEST_CASE("the blocked sums of every instruction set give the same bits and matc
       CHECK(got == first);
     }
   }
+}
+
+TEST_CASE("the range scan of every instruction set finds the first entry outside", "[raw]") {
+  // One bad entry (below, at or past the ends, the int64 extremes) at
+  // positions around the 256-entry blocks, in arrays of lengths around them;
+  // ranges that start below zero, and the empty range.
+  const int64_t lo = -7, hi = 1000;
+  auto naive = [](const std::vector<int64_t>& v, int64_t n, int64_t a, int64_t b) {
+    int64_t j = 0;
+    while (j < n && v[std::size_t(j)] >= a && v[std::size_t(j)] < b) ++j;
+    return j;
+  };
+  std::vector<int64_t> base(1100);
+  for (std::size_t i = 0; i < base.size(); ++i) base[i] = lo + int64_t(i * 7919 % 1007);
+  const int64_t bad_values[] = {lo - 1, hi, hi + 12345, std::numeric_limits<int64_t>::min(),
+                                std::numeric_limits<int64_t>::max()};
+  std::vector<vm::Isa> isas;
+  for (vm::Isa isa : {vm::Isa::sse2, vm::Isa::avx2, vm::Isa::avx512}) {
+    if (vm::kernels_for(isa)) isas.push_back(isa);
+  }
+  for (vm::Isa isa : isas) {
+    const vm::Kernels* k = vm::kernels_for(isa);
+    INFO("isa " << vm::isa_name(isa));
+    bool ok = true;
+    for (int64_t n : {0, 1, 255, 256, 257, 511, 512, 513, 1100}) {
+      ok = ok && k->first_outside(base.data(), n, lo, hi) == n;  // every entry inside
+      ok = ok && k->first_outside(base.data(), n, 0, 0) == 0;    // the empty range: none inside
+      for (int64_t at : {0, 1, 254, 255, 256, 257, 511, 512, 700, 1099}) {
+        if (at >= n) continue;
+        for (int64_t bad : bad_values) {
+          std::vector<int64_t> v = base;
+          v[std::size_t(at)] = bad;
+          v[std::size_t(std::min<int64_t>(n - 1, at + 300))] = bad;  // a later one changes nothing
+          const int64_t got = k->first_outside(v.data(), n, lo, hi);
+          if (got != naive(v, n, lo, hi) || got != at) {
+            ok = false;
+            INFO("n " << n << " at " << at << " bad " << bad << " got " << got);
+            CHECK(got == at);
+          }
+        }
+      }
+    }
+    CHECK(ok);
+  }
+  // The dispatching entry point agrees.
+  std::vector<int64_t> v = base;
+  v[600] = hi;
+  CHECK(vm::first_outside(v.data(), int64_t(v.size()), lo, hi) == 600);
+  CHECK(vm::first_outside(v.data(), 600, lo, hi) == 600);
 }
