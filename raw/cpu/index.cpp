@@ -69,16 +69,22 @@ void gather_rows_of(char* oc, int64_t sjb, const char* xc, int64_t sab, const in
   if (stream) _mm_sfence();
 }
 
-/// gather_rows_of for the row's line count (1 to 16).
+/// gather_rows_of<L + 1> for the row's line count L + 1 (one of 1 to 16).
+template <std::size_t... L>
+void gather_rows_by_lines(int64_t lines, std::index_sequence<L...>, char* oc, int64_t sjb,
+                          const char* xc, int64_t sab, const int64_t* pos, int64_t row_bytes,
+                          bool stream, int64_t lo, int64_t hi) {
+  ((lines == int64_t(L) + 1 &&
+    (gather_rows_of<int(L) + 1>(oc, sjb, xc, sab, pos, row_bytes, stream, lo, hi), true)) ||
+   ...);
+}
+
+/// gather_rows_of for the row's line count (its first KiB: at most 16).
 void gather_rows(char* oc, int64_t sjb, const char* xc, int64_t sab, const int64_t* pos,
                  int64_t row_bytes, bool stream, int64_t lo, int64_t hi) {
   const int64_t lines = std::clamp<int64_t>((row_bytes + 63) / 64, 1, 16);
-  [&]<std::size_t... L>(std::index_sequence<L...>) {
-    ((lines == int64_t(L) + 1 &&
-      (gather_rows_of<int(L) + 1>(oc, sjb, xc, sab, pos, row_bytes, stream, lo, hi), true)) ||
-     ...);
-  }
-  (std::make_index_sequence<16>{});
+  gather_rows_by_lines(lines, std::make_index_sequence<16>{}, oc, sjb, xc, sab, pos, row_bytes,
+                       stream, lo, hi);
 }
 
 }  // namespace

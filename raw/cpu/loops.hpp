@@ -262,11 +262,13 @@ inline void prefetch_lines(const char* q, int64_t bytes) {
 /// __builtin_prefetch's: 3 into L1, 2 into L2), the count fixed at compile
 /// time: for a loop whose count is known only at run time, instantiate the
 /// loop per count (gather_rows in raw/cpu/index.cpp).
+template <int RW, int Locality, std::size_t... I>
+inline void prefetch_each(const char* q, std::index_sequence<I...>) {
+  (__builtin_prefetch(q + 64 * int64_t(I), RW, Locality), ...);
+}
 template <int RW, int Locality, int kLines>
 inline void prefetch_fixed(const char* q) {
-  [&]<std::size_t... I>(std::index_sequence<I...>) {
-    (__builtin_prefetch(q + 64 * int64_t(I), RW, Locality), ...);
-  }(std::make_index_sequence<std::size_t(kLines)>{});
+  prefetch_each<RW, Locality>(q, std::make_index_sequence<std::size_t(kLines)>{});
 }
 
 /// parallel_walk for kernels that run faster on unit strides: when, after

@@ -135,8 +135,8 @@ void transpose64(const void* src, int64_t lds, void* dst, int64_t ldd, int64_t r
   transpose_blocks<8, 8, transpose8d>(src, lds, dst, ldd, rows, cols);
 }
 
-#include "raw/cpu/vmath_sum.inc"   // sum_blocks, sum_columns_blocks
 #include "raw/cpu/vmath_scan.inc"  // first_outside_scan
+#include "raw/cpu/vmath_sum.inc"   // sum_blocks, sum_columns_blocks
 
 double sum_f32(const float* x, int64_t n) { return sum_blocks(x, n); }
 double sum_f64(const double* x, int64_t n) { return sum_blocks(x, n); }
