@@ -105,17 +105,17 @@ void walk_tiles(const StridedPlan<N>& p, Fn&& fn) {
   const std::size_t r = p.shape.size();
   std::array<int64_t, N> inner;
   for (std::size_t k = 0; k < N; ++k) inner[k] = p.strides[k][r - 1];
-  for_each_tile(p, kTile, kTile,
-                [&](const std::array<int64_t, N>& base, int64_t b0, int64_t b1, int64_t a0,
-                    int64_t n) {
-                  for (int64_t b = b0; b < b1; ++b) {
-                    std::array<int64_t, N> off;
-                    for (std::size_t k = 0; k < N; ++k) {
-                      off[k] = base[k] + b * p.strides[k][r - 2] + a0 * inner[k];
-                    }
-                    fn(off, n, inner);
-                  }
-                });
+  for_each_tile(
+      p, kTile, kTile,
+      [&](const std::array<int64_t, N>& base, int64_t b0, int64_t b1, int64_t a0, int64_t n) {
+        for (int64_t b = b0; b < b1; ++b) {
+          std::array<int64_t, N> off;
+          for (std::size_t k = 0; k < N; ++k) {
+            off[k] = base[k] + b * p.strides[k][r - 2] + a0 * inner[k];
+          }
+          fn(off, n, inner);
+        }
+      });
 }
 
 /// Walks all operands (same shape) in parallel blocks: fn(offsets, n, strides).
@@ -311,30 +311,30 @@ void parallel_walk_staged(const Shape& shape, const std::array<const Layout*, N>
   // 5.2 (4 and 16 rows ahead measured close to 8); writing the result through
   // a buffer row with streaming stores instead measured slower than this.
   constexpr int64_t kAheadRows = 8;
-  for_each_tile(p, tile.rows, tile.cols,
-                [&](const std::array<int64_t, N>& base, int64_t b0, int64_t b1, int64_t a0,
-                    int64_t n) {
-                  char* const buf = stage_buffer(std::size_t((b1 - b0) * n * size));
-                  const int64_t sk = inner[std::size_t(k)];
-                  transpose_block(src + (base[std::size_t(k)] + b0 + a0 * sk) * size, sk, buf, n,
-                                  b1 - b0, n, size);
-                  for (int64_t b = b0; b < b1; ++b) {
-                    std::array<int64_t, N> off;
-                    for (std::size_t j = 0; j < N; ++j)
-                      off[j] = base[j] + b * p.strides[j][r - 2] + a0 * inner[j];
-                    for (std::size_t j = 0; j < N && b + kAheadRows < b1; ++j) {
-                      if (int(j) == k || inner[j] != 1) continue;
-                      const char* q = static_cast<const char*>(bases[j]) +
-                                      (off[j] + kAheadRows * p.strides[j][r - 2]) * sizes[j];
-                      if (j == 0) {
-                        prefetch_lines<1>(q, n * sizes[j]);  // the result: for writing
-                      } else {
-                        prefetch_lines<0>(q, n * sizes[j]);
-                      }
-                    }
-                    fn(off, n, unit, k, static_cast<const void*>(buf + (b - b0) * n * size));
-                  }
-                });
+  for_each_tile(
+      p, tile.rows, tile.cols,
+      [&](const std::array<int64_t, N>& base, int64_t b0, int64_t b1, int64_t a0, int64_t n) {
+        char* const buf = stage_buffer(std::size_t((b1 - b0) * n * size));
+        const int64_t sk = inner[std::size_t(k)];
+        transpose_block(src + (base[std::size_t(k)] + b0 + a0 * sk) * size, sk, buf, n, b1 - b0, n,
+                        size);
+        for (int64_t b = b0; b < b1; ++b) {
+          std::array<int64_t, N> off;
+          for (std::size_t j = 0; j < N; ++j)
+            off[j] = base[j] + b * p.strides[j][r - 2] + a0 * inner[j];
+          for (std::size_t j = 0; j < N && b + kAheadRows < b1; ++j) {
+            if (int(j) == k || inner[j] != 1) continue;
+            const char* q = static_cast<const char*>(bases[j]) +
+                            (off[j] + kAheadRows * p.strides[j][r - 2]) * sizes[j];
+            if (j == 0) {
+              prefetch_lines<1>(q, n * sizes[j]);  // the result: for writing
+            } else {
+              prefetch_lines<0>(q, n * sizes[j]);
+            }
+          }
+          fn(off, n, unit, k, static_cast<const void*>(buf + (b - b0) * n * size));
+        }
+      });
 }
 
 /// A copy between two layouts of one shape and element size whose source is
@@ -356,13 +356,12 @@ inline bool copy_transposed(char* out_base, const Layout& out, const char* src, 
   const std::size_t r = p.shape.size();
   const int64_t sk = p.strides[1][r - 1], ldd = p.strides[0][r - 2];
   if (p.strides[1][r - 2] != 1 || sk <= 1 || p.strides[0][r - 1] != 1 || ldd <= 0) return false;
-  for_each_tile(p, std::max(1, 128 / size), 1024,
-                [&](const std::array<int64_t, 2>& base, int64_t b0, int64_t b1, int64_t a0,
-                    int64_t n) {
-                  transpose_block(src + (base[1] + b0 + a0 * sk) * size, sk,
-                                  out_base + (base[0] + b0 * ldd + a0) * size, ldd, b1 - b0, n,
-                                  size);
-                });
+  for_each_tile(
+      p, std::max(1, 128 / size), 1024,
+      [&](const std::array<int64_t, 2>& base, int64_t b0, int64_t b1, int64_t a0, int64_t n) {
+        transpose_block(src + (base[1] + b0 + a0 * sk) * size, sk,
+                        out_base + (base[0] + b0 * ldd + a0) * size, ldd, b1 - b0, n, size);
+      });
   return true;
 }
 
