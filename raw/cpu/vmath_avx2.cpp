@@ -20,6 +20,8 @@ inline __m256d loadd(const double* p) { return _mm256_loadu_pd(p); }
 inline void stored(double* p, __m256d v) { _mm256_storeu_pd(p, v); }
 inline __m256 sqrtf_v(__m256 v) { return _mm256_sqrt_ps(v); }
 inline __m256 fmaf_v(__m256 a, __m256 b, __m256 c) { return _mm256_fmadd_ps(a, b, c); }
+inline __m256 maxf_v(__m256 a, __m256 b) { return _mm256_max_ps(a, b); }
+inline __m256 minf_v(__m256 a, __m256 b) { return _mm256_min_ps(a, b); }
 inline __m256d sqrtd_v(__m256d v) { return _mm256_sqrt_pd(v); }
 inline void stream_fill(void* dst, int64_t blocks, const void* pattern) {
   const __m256i v0 = _mm256_loadu_si256(static_cast<const __m256i*>(pattern));

@@ -11,6 +11,7 @@
 #define VD __m512d
 #define SLEEF_F(name, u) Sleef_##name##f16_##u##avx512f
 #define SLEEF_D(name, u) Sleef_##name##d8_##u##avx512f
+#define ISA_SCALEF(u, n) _mm512_scalef_ps(u, n)
 
 namespace strata::detail::vmath::avx512 {
 constexpr int kLanesF = 16, kLanesD = 8;
@@ -20,6 +21,8 @@ inline __m512d loadd(const double* p) { return _mm512_loadu_pd(p); }
 inline void stored(double* p, __m512d v) { _mm512_storeu_pd(p, v); }
 inline __m512 sqrtf_v(__m512 v) { return _mm512_sqrt_ps(v); }
 inline __m512 fmaf_v(__m512 a, __m512 b, __m512 c) { return _mm512_fmadd_ps(a, b, c); }
+inline __m512 maxf_v(__m512 a, __m512 b) { return _mm512_max_ps(a, b); }
+inline __m512 minf_v(__m512 a, __m512 b) { return _mm512_min_ps(a, b); }
 inline __m512d sqrtd_v(__m512d v) { return _mm512_sqrt_pd(v); }
 inline void stream_fill(void* dst, int64_t blocks, const void* pattern) {
   const __m512i v = _mm512_loadu_si512(pattern);

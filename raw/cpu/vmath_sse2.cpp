@@ -21,6 +21,8 @@ inline void stored(double* p, __m128d v) { _mm_storeu_pd(p, v); }
 inline __m128 sqrtf_v(__m128 v) { return _mm_sqrt_ps(v); }
 // SSE2 has no fused multiply-add: a product, rounded, then a sum.
 inline __m128 fmaf_v(__m128 a, __m128 b, __m128 c) { return _mm_add_ps(_mm_mul_ps(a, b), c); }
+inline __m128 maxf_v(__m128 a, __m128 b) { return _mm_max_ps(a, b); }
+inline __m128 minf_v(__m128 a, __m128 b) { return _mm_min_ps(a, b); }
 inline __m128d sqrtd_v(__m128d v) { return _mm_sqrt_pd(v); }
 inline void stream_fill(void* dst, int64_t blocks, const void* pattern) {
   const auto* q = static_cast<const __m128i*>(pattern);
