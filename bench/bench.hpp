@@ -47,6 +47,8 @@ struct Workload {
   std::vector<Peer> peers;
   // Peers the row also reports strata against as "strata_over_<peer>": the
   // median over the turns of strata's time / that peer's time in the same turn.
+  // They are references (a bound such as a closed form or a plain copy), left
+  // out of the row's "ratio" to the fastest peer.
   std::vector<std::string> relative_to;
   /// When set ("step"): one run is one such unit, and the row reports
   /// "<unit>s_per_s" (1000 / median ms) for strata and for every peer.

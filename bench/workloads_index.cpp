@@ -41,6 +41,7 @@ const Register kIndex(30, [](std::vector<Workload>& w) {
                            g_sink = out;
                          });
                        }});
+  fwd.relative_to = {"copy_same_bytes"};  // the target is a ratio to it, round by round
   fwd.peers.push_back({"cpp_loop", [] {
                          auto x = std::make_shared<std::vector<float>>(
                              st::randn({kRows, kCols}, 31, st::f32).to_vector<float>());

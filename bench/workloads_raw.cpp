@@ -36,6 +36,14 @@ const Register kRaw(10, [](std::vector<Workload>& w) {
                }};
     e.bytes = 2 * mat;
     e.peers.push_back(eigen_exp(big, t));
+    if (t) {
+      // The target is a ratio to the contiguous exp: timed in the same rounds.
+      e.peers.push_back({"contiguous", [=] {
+                           auto x = raw::normal({big, big}, 3, st::f32);
+                           return Body([=] { g_sink = raw::unary(st::UnaryOp::exp, x); });
+                         }});
+      e.relative_to = {"contiguous"};
+    }
     w.push_back(e);
   }
   for (const bool t : {false, true}) {
@@ -47,6 +55,14 @@ const Register kRaw(10, [](std::vector<Workload>& w) {
                }};
     a.bytes = 3 * mat;
     a.peers.push_back(eigen_add(big, t));
+    if (t) {
+      a.peers.push_back({"contiguous", [=] {
+                           auto x = raw::normal({big, big}, 4, st::f32);
+                           auto y = raw::normal({big, big}, 5, st::f32);
+                           return Body([=] { g_sink = raw::binary(st::BinaryOp::add, x, y); });
+                         }});
+      a.relative_to = {"contiguous"};
+    }
     w.push_back(a);
   }
   const std::pair<const char*, int> sums[] = {{"sum_axis1", 1}, {"sum_axis0", 0}, {"sum_all", -1}};
