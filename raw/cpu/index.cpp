@@ -121,9 +121,9 @@ template <std::size_t... L>
 void gather_rows_by_lines(int64_t lines, std::index_sequence<L...>, char* oc, int64_t sjb,
                           const char* xc, int64_t sab, const int64_t* pos, int64_t row_bytes,
                           bool stream, int64_t lo, int64_t hi) {
-  ((lines == int64_t(L) + 1 &&
-    (gather_rows_of<int(L) + 1>(oc, sjb, xc, sab, pos, row_bytes, stream, lo, hi), true)) ||
-   ...);
+  (void)((lines == int64_t(L) + 1 &&
+          (gather_rows_of<int(L) + 1>(oc, sjb, xc, sab, pos, row_bytes, stream, lo, hi), true)) ||
+         ...);
 }
 
 /// gather_rows_of for the row's line count (its first KiB: at most 16).
