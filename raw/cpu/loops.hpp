@@ -247,11 +247,12 @@ inline char* stage_buffer(std::size_t bytes) {
 }
 
 /// Prefetches the lines of [q, q + bytes) (RW: 1 for writing, 0 for reading),
-/// as straight-line prefetch instructions: on Zen 5 the same prefetches issued
-/// from a loop of one prefetch per iteration did no more than none at all
-/// (exp of a transposed 4096 x 4096 f32 view, the staged walk's result rows:
-/// looped 4.4 ms, none 4.3, unrolled 16 times 3.8 with AVX-512; 5.7, 5.1 and
-/// 4.9-5.0 with AVX2).
+/// in a loop unrolled 16 times: for rows whose length is known only at run
+/// time. Rows under 16 lines run the loop's remainder, one prefetch per
+/// iteration, which on Zen 5 did no more than no prefetch at all (exp of a
+/// transposed 4096 x 4096 f32 view, the staged walk's 512-byte result rows:
+/// 4.4 and 4.3 ms with AVX-512); where the count is a compile-time constant,
+/// prefetch_fixed's straight-line prefetches did what was intended (3.6-3.8).
 template <int RW>
 inline void prefetch_lines(const char* q, int64_t bytes) {
 #pragma GCC unroll 16
@@ -261,7 +262,8 @@ inline void prefetch_lines(const char* q, int64_t bytes) {
 /// Prefetches the kLines lines from q on (RW as prefetch_lines'; Locality as
 /// __builtin_prefetch's: 3 into L1, 2 into L2), the count fixed at compile
 /// time: for a loop whose count is known only at run time, instantiate the
-/// loop per count (gather_rows in raw/cpu/index.cpp).
+/// loop per count (gather_rows in raw/cpu/index.cpp) or pick the function
+/// once per run of rows (row_prefetcher).
 template <int RW, int Locality, std::size_t... I>
 inline void prefetch_each(const char* q, std::index_sequence<I...>) {
   (__builtin_prefetch(q + 64 * int64_t(I), RW, Locality), ...);
@@ -269,6 +271,24 @@ inline void prefetch_each(const char* q, std::index_sequence<I...>) {
 template <int RW, int Locality, int kLines>
 inline void prefetch_fixed(const char* q) {
   prefetch_each<RW, Locality>(q, std::make_index_sequence<std::size_t(kLines)>{});
+}
+
+/// The most lines a fixed-count prefetch covers (row_prefetcher).
+inline constexpr int kMaxFixedLines = 16;
+
+/// A function prefetching the `lines` lines from its argument on (RW as
+/// prefetch_lines'), with straight-line prefetches (prefetch_fixed), for
+/// `lines` of 1 to kMaxFixedLines; nullptr otherwise. A loop over rows of one
+/// length picks it once and calls it per row.
+template <int RW, std::size_t... L>
+constexpr std::array<void (*)(const char*), kMaxFixedLines + 1> prefetchers(
+    std::index_sequence<L...>) {
+  return {nullptr, &prefetch_fixed<RW, 3, int(L) + 1>...};
+}
+template <int RW>
+inline void (*row_prefetcher(int64_t lines))(const char*) {
+  static constexpr auto table = prefetchers<RW>(std::make_index_sequence<kMaxFixedLines>{});
+  return lines >= 1 && lines <= kMaxFixedLines ? table[std::size_t(lines)] : nullptr;
 }
 
 /// parallel_walk for kernels that run faster on unit strides: when, after
@@ -309,7 +329,10 @@ void parallel_walk_staged(const Shape& shape, const std::array<const Layout*, N>
   // (a few lines) that the hardware prefetcher does not follow. On Zen 5, exp
   // of a transposed 4096 x 4096 f32 view took 7.2 -> 6.1 ms and the add 7.0 ->
   // 5.2 (4 and 16 rows ahead measured close to 8); writing the result through
-  // a buffer row with streaming stores instead measured slower than this.
+  // a buffer row with streaming stores instead measured slower than this. Rows
+  // of up to kMaxFixedLines lines are prefetched by a fixed-count prefetcher
+  // chosen per tile (row_prefetcher): the loop of prefetch_lines made the
+  // same exp 6-8% slower (3.84-4.33 against 3.60-3.97 ms).
   constexpr int64_t kAheadRows = 8;
   for_each_tile(
       p, tile.rows, tile.cols,
@@ -318,6 +341,11 @@ void parallel_walk_staged(const Shape& shape, const std::array<const Layout*, N>
         const int64_t sk = inner[std::size_t(k)];
         transpose_block(src + (base[std::size_t(k)] + b0 + a0 * sk) * size, sk, buf, n, b1 - b0, n,
                         size);
+        std::array<void (*)(const char*), N> ahead{};
+        for (std::size_t j = 0; j < N; ++j) {
+          const int64_t lines = (n * sizes[j] + 63) / 64;
+          ahead[j] = j == 0 ? row_prefetcher<1>(lines) : row_prefetcher<0>(lines);
+        }
         for (int64_t b = b0; b < b1; ++b) {
           std::array<int64_t, N> off;
           for (std::size_t j = 0; j < N; ++j)
@@ -326,7 +354,9 @@ void parallel_walk_staged(const Shape& shape, const std::array<const Layout*, N>
             if (int(j) == k || inner[j] != 1) continue;
             const char* q = static_cast<const char*>(bases[j]) +
                             (off[j] + kAheadRows * p.strides[j][r - 2]) * sizes[j];
-            if (j == 0) {
+            if (ahead[j]) {
+              ahead[j](q);
+            } else if (j == 0) {
               prefetch_lines<1>(q, n * sizes[j]);  // the result: for writing
             } else {
               prefetch_lines<0>(q, n * sizes[j]);

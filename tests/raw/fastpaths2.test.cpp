@@ -226,6 +226,26 @@ TEST_CASE("the staging buffer is a whole huge page per thread, kept and grown on
   CHECK(other != big);  // every thread has its own
 }
 
+TEST_CASE("row_prefetcher has a fixed-count prefetcher for rows of 1 to 16 lines only", "[raw]") {
+  namespace sd = st::detail;
+  std::vector<char> row(sd::kMaxFixedLines * 64 + 64);
+  for (int64_t lines = 1; lines <= sd::kMaxFixedLines; ++lines) {
+    INFO("lines " << lines);
+    auto write = sd::row_prefetcher<1>(lines);
+    auto read = sd::row_prefetcher<0>(lines);
+    REQUIRE(write != nullptr);
+    REQUIRE(read != nullptr);
+    CHECK(write != read);
+    CHECK(write != sd::row_prefetcher<1>(lines == 1 ? 2 : lines - 1));  // one per count
+    write(row.data() + 1);  // any start, as the rows of a tile have
+    read(row.data());
+  }
+  for (const int64_t lines : {int64_t{-1}, int64_t{0}, int64_t{sd::kMaxFixedLines + 1}}) {
+    CHECK(sd::row_prefetcher<1>(lines) == nullptr);  // the caller's loop covers these
+    CHECK(sd::row_prefetcher<0>(lines) == nullptr);
+  }
+}
+
 TEST_CASE("large contiguous fills stream every element, unaligned starts and tails included",
           "[raw]") {
   Threads restore;
