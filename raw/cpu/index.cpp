@@ -163,6 +163,16 @@ void CpuBackend::index_select(const RawTensor& out, const RawTensor& x, int64_t 
       char* const oc = reinterpret_cast<char*>(ob + plan.offsets[0]);
       const char* const xc = reinterpret_cast<const char*>(xb + plan.offsets[1]);
       const int64_t sjb = sj * int64_t(sizeof(T)), sab = sa * int64_t(sizeof(T));
+      // Rows of whole lines, one after another in an aligned result: streamed
+      // a full line at a time (gather_streams_lines()).
+      const vmath::Kernels* k = vmath::best();
+      if (k && gather_streams_lines() && out_bytes >= (std::size_t{8} << 20) &&
+          row_bytes % 64 == 0 && sjb == row_bytes &&
+          reinterpret_cast<std::uintptr_t>(oc) % 64 == 0) {
+        return parallel_for(0, J, grain, [&](int64_t lo, int64_t hi) {
+          k->gather_lines(oc, xc, sab, pos, row_bytes / 64, lo, hi);
+        });
+      }
       parallel_for(0, J, grain, [&](int64_t lo, int64_t hi) {
         gather_rows(oc, sjb, xc, sab, pos, row_bytes, stream, lo, hi);
       });

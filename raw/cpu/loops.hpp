@@ -176,6 +176,19 @@ inline bool& gather_streams() {
   return stream;
 }
 
+/// Whether a gather of rows of whole 64-byte lines into a result of 8 MiB or
+/// more writes them with full-line streaming stores (vmath's gather_lines: one
+/// 64-byte store a line with AVX-512, two 32-byte with AVX2). On AMD Zen 5,
+/// 10^5 rows of 256 bytes on two threads, one process, either instruction set:
+/// 1.09-1.14 ms streamed against 1.35-1.44 with plain stores, the read-only
+/// pass over the same rows 1.01-1.08; 16-byte streaming stores 1.29-1.37 (so
+/// gather_streams() stays off there). On every CPU; a reference, so that the
+/// tests can run both paths. Only the stores change: the result is the same.
+inline bool& gather_streams_lines() {
+  static bool stream = true;
+  return stream;
+}
+
 /// transpose_block for elements of type U (any type of U's size: only bits
 /// move), in 16 x 16 blocks that keep both sides' lines in L1. Fixed-size
 /// copies, so each element is one load and one store (a memcpy of a runtime

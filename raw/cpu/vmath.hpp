@@ -32,6 +32,11 @@ enum class Isa : int { sse2, avx2, avx512 };
 /// with non-temporal (streaming) stores, which bypass the caches and skip the
 /// read-for-ownership of each line, then fences them (sfence).
 using StreamFill = void (*)(void* dst, int64_t blocks, const void* pattern);
+/// Rows [lo, hi) of a gather of rows of `lines` whole 64-byte lines: row j
+/// copied from src + pos[j] * sab to dst + j * lines * 64 (dst 64-byte
+/// aligned) with non-temporal stores, the rows fetched ahead; then sfence.
+using GatherLines = void (*)(char* dst, const char* src, int64_t sab, const int64_t* pos,
+                             int64_t lines, int64_t lo, int64_t hi);
 /// Transposes a block of 4-byte (Transpose32) or 8-byte (Transpose64) elements (any type:
 /// only bits move): dst[b * ldd + a] = src[a * lds + b] for b < rows, a < cols (lds may be
 /// negative).
@@ -44,6 +49,7 @@ struct Kernels {
   KernelF32 f32[kFnCount];
   KernelF64 f64[kFnCount];
   StreamFill stream_fill;
+  GatherLines gather_lines;
   Transpose32 transpose32;
   Transpose64 transpose64;
   // The summation kernels below, compiled for this instruction set.

@@ -33,6 +33,13 @@ inline void stream_fill(void* dst, int64_t blocks, const void* pattern) {
   }
   _mm_sfence();
 }
+// One 64-byte line from src to dst (64-byte aligned), non-temporal: two 32-byte stores.
+inline void stream_line(char* dst, const char* src) {
+  auto* d = reinterpret_cast<__m256i*>(dst);
+  const auto* s = reinterpret_cast<const __m256i*>(src);
+  _mm256_stream_si256(d, _mm256_loadu_si256(s));
+  _mm256_stream_si256(d + 1, _mm256_loadu_si256(s + 1));
+}
 // dst[b * ldd + a] = src[a * lds + b] for an 8 x 8 block of 4-byte elements:
 // pairs interleaved, then pairs of pairs, then the 128-bit halves swapped.
 inline void transpose8(const float* s, int64_t lds, float* d, int64_t ldd) {

@@ -30,6 +30,11 @@ inline void stream_fill(void* dst, int64_t blocks, const void* pattern) {
   for (int64_t i = 0; i < blocks; ++i) _mm512_stream_si512(d + i, v);
   _mm_sfence();
 }
+// One 64-byte line from src to dst (64-byte aligned), non-temporal: one store.
+inline void stream_line(char* dst, const char* src) {
+  _mm512_stream_si512(reinterpret_cast<__m512i*>(dst),
+                      _mm512_loadu_si512(reinterpret_cast<const void*>(src)));
+}
 // dst[b * ldd + a] = src[a * lds + b] for a 16 x 16 block of 4-byte elements,
 // in registers: 32-bit and 64-bit interleaves within 128-bit lanes, then a
 // 4 x 4 transpose of the lanes. (GCC 12 warns inside its own headers that

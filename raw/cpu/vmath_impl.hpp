@@ -9,6 +9,7 @@
 //   fmaf_v          a * b + c for f32 lanes (fused where the ISA has FMA),
 //   maxf_v/minf_v   maxps/minps: b where either lane is NaN,
 //   stream_fill     the non-temporal fill of 64-byte blocks,
+//   stream_line     the non-temporal copy of one 64-byte line to an aligned one,
 //   transpose16     the transpose of a 16 x 16 block of 4-byte elements,
 //   ISA_SCALEF      optionally, u * 2^floor(n) in one instruction (AVX-512),
 // and the SLEEF function names through SLEEF_F(name) and SLEEF_D(name).
@@ -17,6 +18,7 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 #include "raw/cpu/vmath.hpp"
 
@@ -146,6 +148,53 @@ void transpose64(const void* src, int64_t lds, void* dst, int64_t ldd, int64_t r
   transpose_blocks<8, 8, transpose8d>(src, lds, dst, ldd, rows, cols);
 }
 
+// Rows [lo, hi) of a gather of whole lines (gather_lines in vmath.hpp), kLines
+// lines a row (of 1 to 16; longer rows prefetch their first 16 lines): each
+// row prefetched into L2 kFar rows ahead and into L1 kNear rows ahead, as the
+// plain gather in raw/cpu/index.cpp does, then streamed out line by line.
+template <int kLines, std::size_t... I>
+inline void prefetch_row(const char* q, int locality_l1, std::index_sequence<I...>) {
+  if (locality_l1) {
+    (__builtin_prefetch(q + 64 * int64_t(I), 0, 3), ...);
+  } else {
+    (__builtin_prefetch(q + 64 * int64_t(I), 0, 2), ...);
+  }
+}
+template <int kLines>
+void gather_lines_of(char* dst, const char* src, int64_t sab, const int64_t* pos, int64_t lines,
+                     int64_t lo, int64_t hi) {
+  constexpr int64_t kFar = 32, kNear = 8;
+  constexpr auto seq = std::make_index_sequence<std::size_t(kLines)>{};
+  const int64_t row = lines * 64;
+  for (int64_t j = lo; j < hi; ++j) {
+    if (j + kFar < hi) prefetch_row<kLines>(src + pos[j + kFar] * sab, 0, seq);
+    if (j + kNear < hi) prefetch_row<kLines>(src + pos[j + kNear] * sab, 1, seq);
+    char* const d = dst + j * row;
+    const char* const s = src + pos[j] * sab;
+    if (lines == kLines) {
+      [&]<std::size_t... L>(std::index_sequence<L...>) {
+        (stream_line(d + 64 * int64_t(L), s + 64 * int64_t(L)), ...);
+      }
+      (seq);
+    } else {
+      for (int64_t c = 0; c < row; c += 64) stream_line(d + c, s + c);
+    }
+  }
+  _mm_sfence();
+}
+template <std::size_t... L>
+void gather_lines_by_count(char* dst, const char* src, int64_t sab, const int64_t* pos,
+                           int64_t lines, int64_t lo, int64_t hi, std::index_sequence<L...>) {
+  const int64_t fixed = lines < 16 ? lines : 16;
+  (void)((fixed == int64_t(L) + 1 &&
+          (gather_lines_of<int(L) + 1>(dst, src, sab, pos, lines, lo, hi), true)) ||
+         ...);
+}
+void gather_lines(char* dst, const char* src, int64_t sab, const int64_t* pos, int64_t lines,
+                  int64_t lo, int64_t hi) {
+  gather_lines_by_count(dst, src, sab, pos, lines, lo, hi, std::make_index_sequence<16>{});
+}
+
 #include "raw/cpu/vmath_scan.inc"  // first_outside_scan
 #include "raw/cpu/vmath_sum.inc"   // sum_blocks, sum_columns_blocks
 
@@ -220,6 +269,7 @@ const Kernels kKernels = {
     {run_f64<exp_d>, run_f64<log_d>, run_f64<sin_d>, run_f64<cos_d>, run_f64<tanh_d>,
      run_f64<sqrt_d>},
     stream_fill,
+    gather_lines,
     transpose32,
     transpose64,
     sum_f32,

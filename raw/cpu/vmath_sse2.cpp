@@ -37,6 +37,15 @@ inline void stream_fill(void* dst, int64_t blocks, const void* pattern) {
   }
   _mm_sfence();
 }
+// One 64-byte line from src to dst (64-byte aligned), non-temporal: four 16-byte stores.
+inline void stream_line(char* dst, const char* src) {
+  auto* d = reinterpret_cast<__m128i*>(dst);
+  const auto* s = reinterpret_cast<const __m128i*>(src);
+  _mm_stream_si128(d, _mm_loadu_si128(s));
+  _mm_stream_si128(d + 1, _mm_loadu_si128(s + 1));
+  _mm_stream_si128(d + 2, _mm_loadu_si128(s + 2));
+  _mm_stream_si128(d + 3, _mm_loadu_si128(s + 3));
+}
 // dst[b * ldd + a] = src[a * lds + b] for a 16 x 16 block of 4-byte elements.
 inline void transpose16(const char* src, int64_t lds, char* dst, int64_t ldd) {
   for (int64_t a = 0; a < 16; ++a) {

@@ -8,10 +8,12 @@
 // index_add that starts from it; large row gathers with streaming stores and
 // without; the blocked sums of every instruction set
 // (same bits, exact on 2^24 ones); results the same bits on 1 and 2 threads;
-// the range scan of index entries of every instruction set.
+// the range scan of index entries of every instruction set; the streaming
+// gather of whole lines of every instruction set.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <thread>
@@ -349,15 +351,19 @@ TEST_CASE("gathers of whole rows of every length, 4 bytes to past 1 KiB, copy ev
 
 TEST_CASE("large gathers of table rows, streamed or not, copy every row", "[raw]") {
   Threads restore;
-  const bool cpu_streams = st::detail::gather_streams();
   struct RestoreStreams {
-    bool saved;
-    ~RestoreStreams() { st::detail::gather_streams() = saved; }
-  } restore_streams{cpu_streams};
-  // 40000 picks of 64 f32 (10 MiB, past the 8 MiB streaming threshold) and of
-  // 62 f32 (rows not whole 16-byte units, never streamed), out of column
-  // slices of a 65-column table (rows start at any 4-byte offset); indices
-  // with repeats, the first and the last row.
+    bool units = st::detail::gather_streams(), lines = st::detail::gather_streams_lines();
+    ~RestoreStreams() {
+      st::detail::gather_streams() = units;
+      st::detail::gather_streams_lines() = lines;
+    }
+  } restore_streams;
+  // 40000 picks of 64 f32 (10 MiB, past the 8 MiB streaming threshold: whole
+  // lines, streamed by gather_lines where gather_streams_lines(), else in
+  // 16-byte units where gather_streams()) and of 62 f32 (rows not whole
+  // 16-byte units, never streamed), out of column slices of a 65-column table
+  // (rows start at any 4-byte offset); indices with repeats, the first and the
+  // last row.
   const int64_t rows = 30011, picks = 40000;
   std::vector<int64_t> idx(picks);
   for (int64_t j = 0; j < picks; ++j) idx[std::size_t(j)] = (j * 7919 + j / 3) % rows;
@@ -365,8 +371,9 @@ TEST_CASE("large gathers of table rows, streamed or not, copy every row", "[raw]
   idx[picks - 1] = rows - 1;
   const RawTensor it = raw::from_host(idx.data(), {picks}, st::i64);
   const RawTensor table = raw::normal({rows, 65}, 16, st::f32);
-  for (const bool stream : {true, false}) {
-    st::detail::gather_streams() = stream;
+  for (const int stream : {0, 1, 2}) {
+    st::detail::gather_streams() = stream == 1;
+    st::detail::gather_streams_lines() = stream == 2;
     for (int threads : {1, 2}) {
       st::set_num_threads(threads);
       for (const int64_t c0 : {int64_t{0}, int64_t{1}}) {
@@ -384,6 +391,42 @@ TEST_CASE("large gathers of table rows, streamed or not, copy every row", "[raw]
           CHECK(ok);
         }
       }
+    }
+  }
+}
+
+TEST_CASE("the streaming gather of whole lines of every instruction set copies its rows only",
+          "[raw]") {
+  // Rows of 1 to 20 lines (past 16 the prefetch covers the first 16), rows
+  // [lo, hi) of 100 picks with repeats, into a 64-byte aligned result whose
+  // other rows must stay untouched.
+  const int64_t rows = 37, picks = 100, lo = 3, hi = 97;
+  std::vector<int64_t> pos(picks);
+  for (int64_t j = 0; j < picks; ++j) pos[std::size_t(j)] = (j * 13 + j / 7) % rows;
+  for (vm::Isa isa : {vm::Isa::sse2, vm::Isa::avx2, vm::Isa::avx512}) {
+    const vm::Kernels* k = vm::kernels_for(isa);
+    if (!k) continue;
+    for (const int64_t lines : {1, 2, 3, 4, 7, 16, 17, 20}) {
+      const int64_t row = lines * 64;
+      // The table's rows start 16 bytes past a line: the loads are unaligned.
+      std::vector<unsigned char> table(std::size_t(rows * row + 16));
+      for (std::size_t i = 0; i < table.size(); ++i) table[i] = (unsigned char)(i * 131 + 7);
+      const char* src = reinterpret_cast<const char*>(table.data() + 16);
+      auto* out = static_cast<unsigned char*>(std::aligned_alloc(64, std::size_t(picks * row)));
+      std::memset(out, 0xAB, std::size_t(picks * row));
+      k->gather_lines(reinterpret_cast<char*>(out), src, row, pos.data(), lines, lo, hi);
+      bool ok = true;
+      for (int64_t j = 0; ok && j < picks; ++j) {
+        const unsigned char* got = out + j * row;
+        if (j >= lo && j < hi) {
+          ok = std::memcmp(got, src + pos[std::size_t(j)] * row, std::size_t(row)) == 0;
+        } else {
+          for (int64_t b = 0; ok && b < row; ++b) ok = got[b] == 0xAB;
+        }
+      }
+      std::free(out);
+      INFO(vm::isa_name(isa) << " lines " << lines);
+      CHECK(ok);
     }
   }
 }
