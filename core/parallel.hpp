@@ -7,6 +7,7 @@
 /// cut (partial sums, GEMM blocks) first cuts its work into fixed blocks
 /// chosen from the problem's shape only, and hands parallel_for the block
 /// indices (tests/raw/determinism checks every kernel family).
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 
@@ -18,11 +19,25 @@ int num_threads();
 void set_num_threads(int n);
 
 namespace detail {
+/// parallel_for for a range of more than `grain` elements (grain >= 1).
+void parallel_for_pieces(int64_t begin, int64_t end, int64_t grain,
+                         const std::function<void(int64_t, int64_t)>& fn);
+
 /// Runs fn(lo, hi) over pieces covering [begin, end), in parallel when the
 /// range is larger than `grain` elements. Calls from inside a worker run inline.
-/// Rethrows the first exception a piece threw.
-void parallel_for(int64_t begin, int64_t end, int64_t grain,
-                  const std::function<void(int64_t, int64_t)>& fn);
+/// Rethrows the first exception a piece threw. A range of at most one grain
+/// runs here, inline, and fn is never wrapped in a std::function: for the
+/// one-element ops of a long AD chain that wrapping (an allocation for most
+/// lambdas) was a cost per op.
+template <class Fn>
+void parallel_for(int64_t begin, int64_t end, int64_t grain, Fn&& fn) {
+  if (end - begin <= 0) return;
+  if (end - begin <= std::max<int64_t>(grain, 1)) {
+    fn(begin, end);
+    return;
+  }
+  parallel_for_pieces(begin, end, grain, std::function<void(int64_t, int64_t)>(std::ref(fn)));
+}
 }  // namespace detail
 
 }  // namespace strata

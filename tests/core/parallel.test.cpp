@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
@@ -82,6 +83,31 @@ TEST_CASE("parallel_for covers [begin, end) exactly once", "[core]") {
       const auto counts = visit_counts(0, 100, grain, nullptr);
       for (int c : counts) REQUIRE(c == 1);
     }
+  }
+}
+
+TEST_CASE("parallel_for takes any callable, a move-only one too, by reference", "[core]") {
+  ThreadCountGuard guard;
+  st::set_num_threads(2);
+  // The callable is never copied (a std::function would need a copyable one):
+  // one holding a unique_ptr runs a small range inline on the calling thread
+  // and a large one in pieces, and its state is the caller's.
+  struct Body {
+    std::unique_ptr<std::atomic<int64_t>> total;
+    std::atomic<int>* off_thread;
+    std::thread::id caller;
+    void operator()(int64_t lo, int64_t hi) {
+      *total += hi - lo;
+      if (std::this_thread::get_id() != caller) ++*off_thread;
+    }
+  };
+  for (const int64_t n : {int64_t{5}, int64_t{100000}}) {
+    std::atomic<int> off_thread{0};
+    Body body{std::make_unique<std::atomic<int64_t>>(0), &off_thread, std::this_thread::get_id()};
+    st::detail::parallel_for(0, n, 1000, body);
+    INFO("n " << n);
+    REQUIRE(body.total->load() == n);  // the caller's object ran: nothing was copied
+    if (n <= 1000) REQUIRE(off_thread.load() == 0);
   }
 }
 
