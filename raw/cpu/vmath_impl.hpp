@@ -152,13 +152,11 @@ void transpose64(const void* src, int64_t lds, void* dst, int64_t ldd, int64_t r
 // lines a row (of 1 to 16; longer rows prefetch their first 16 lines): each
 // row prefetched into L2 kFar rows ahead and into L1 kNear rows ahead, as the
 // plain gather in raw/cpu/index.cpp does, then streamed out line by line.
-template <int kLines, std::size_t... I>
-inline void prefetch_row(const char* q, int locality_l1, std::index_sequence<I...>) {
-  if (locality_l1) {
-    (__builtin_prefetch(q + 64 * int64_t(I), 0, 3), ...);
-  } else {
-    (__builtin_prefetch(q + 64 * int64_t(I), 0, 2), ...);
-  }
+// prefetch_row is loops.hpp's prefetch_fixed again: this file may not include
+// inline library code (see the top).
+template <int Locality, std::size_t... I>
+inline void prefetch_row(const char* q, std::index_sequence<I...>) {
+  (__builtin_prefetch(q + 64 * int64_t(I), 0, Locality), ...);
 }
 template <int kLines>
 void gather_lines_of(char* dst, const char* src, int64_t sab, const int64_t* pos, int64_t lines,
@@ -167,8 +165,8 @@ void gather_lines_of(char* dst, const char* src, int64_t sab, const int64_t* pos
   constexpr auto seq = std::make_index_sequence<std::size_t(kLines)>{};
   const int64_t row = lines * 64;
   for (int64_t j = lo; j < hi; ++j) {
-    if (j + kFar < hi) prefetch_row<kLines>(src + pos[j + kFar] * sab, 0, seq);
-    if (j + kNear < hi) prefetch_row<kLines>(src + pos[j + kNear] * sab, 1, seq);
+    if (j + kFar < hi) prefetch_row<2>(src + pos[j + kFar] * sab, seq);
+    if (j + kNear < hi) prefetch_row<3>(src + pos[j + kNear] * sab, seq);
     char* const d = dst + j * row;
     const char* const s = src + pos[j] * sab;
     if (lines == kLines) {
