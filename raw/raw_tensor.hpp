@@ -40,23 +40,25 @@ class RawTensor {
   int64_t numel() const { return layout_.numel(); }
   /// The element type.
   DType dtype() const { return dtype_; }
-  /// The device of the storage.
-  Device device() const { return storage_->device(); }
+  /// The device of the storage; throws ValueError for an undefined tensor.
+  Device device() const { return defined_storage("device").device(); }
   /// Whether the elements form one dense row-major run (Layout::is_contiguous).
   bool is_contiguous() const { return layout_.is_contiguous(); }
   /// The shared storage.
   const std::shared_ptr<Storage>& storage() const { return storage_; }
-  /// Bumped by every in-place write to the storage (any view of it).
-  uint64_t version() const { return storage_->version(); }
+  /// Bumped by every in-place write to the storage (any view of it); throws ValueError for
+  /// an undefined tensor.
+  uint64_t version() const { return defined_storage("version").version(); }
 
-  /// Pointer to element (0, 0, ...) in host memory; T must match the dtype.
+  /// Pointer to element (0, 0, ...) in host memory; T must match the dtype, and the tensor
+  /// must be defined (ValueError).
   template <Element T>
   T* data() const {
     if (dtype_v<T> != dtype_) {
       detail::fail<DTypeError>("data", "tensor has dtype ", dtype_name(dtype_), ", requested ",
                                dtype_name(dtype_v<T>));
     }
-    return static_cast<T*>(storage_->data()) + layout_.offset;
+    return static_cast<T*>(defined_storage("data").data()) + layout_.offset;
   }
 
   // Views: each shares storage and only rewrites the layout (core/layout.hpp); a layout
@@ -90,6 +92,11 @@ class RawTensor {
   }
 
  private:
+  /// The storage, or a ValueError naming op when the tensor is undefined.
+  Storage& defined_storage(std::string_view op) const {
+    if (!storage_) detail::fail<ValueError>(op, "undefined tensor (default-constructed)");
+    return *storage_;
+  }
   /// The public constructor, with errors naming op.
   RawTensor(std::shared_ptr<Storage> storage, Layout layout, DType dtype, std::string_view op);
   /// A view through a layout that Layout's view methods derived from this tensor's: inside

@@ -332,6 +332,15 @@ TEST_CASE("undefined (default-constructed) tensors -> ValueError", "[raw]") {
     CHECK_THROWS_AS(st::raw::copy_(x, u), st::ValueError);
     CHECK_THROWS_AS(st::raw::binary_(BinaryOp::add, u, x), st::ValueError);
   }
+  SECTION("accessors that need storage") {
+    // Found on the first GPU run: device() of an undefined tensor read through a null pointer.
+    CHECK_THROWS_AS(u.device(), st::ValueError);
+    CHECK_THROWS_WITH(u.device(), Contains("device") && Contains("undefined"));
+    CHECK_THROWS_AS(u.version(), st::ValueError);
+    CHECK_THROWS_WITH(u.data<float>(), Contains("data") && Contains("undefined"));
+    // The accessors that need none still answer.
+    CHECK(u.ndim() == 0);
+  }
 }
 
 TEST_CASE("every raw error derives from st::Error", "[raw]") {
