@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The CUDA devices: one backend per device, created on first use, each with a
-// caching allocator over cudaMalloc (size classes: core/allocator.hpp), a
-// cuBLAS handle, and the host <-> device copies.
+// The CUDA devices: one backend per device, created on first use and never
+// destroyed, each with a caching allocator over cudaMalloc (size classes:
+// core/allocator.hpp), a cuBLAS handle, and the host <-> device copies.
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -44,7 +44,8 @@ CudaBackend::CudaBackend(int index)
     : index_(index), alloc_(std::make_unique<CudaAllocator>(index)) {}
 
 CudaBackend::~CudaBackend() {
-  // Backends live until exit, when the driver may already be gone: no checks.
+  // cuda_backend()'s backends are never destroyed; any other releases its handle
+  // unchecked, since at exit the driver may already be gone.
   if (cublas_) cublasDestroy(static_cast<cublasHandle_t>(cublas_));
 }
 
@@ -94,10 +95,13 @@ Backend& cuda_backend(int index) {
                       count == 0 ? std::string("no CUDA device was found")
                                  : "this machine has " + std::to_string(count) + " CUDA device(s)");
   }
-  static std::mutex mutex;
-  static auto backends = std::vector<std::unique_ptr<CudaBackend>>(std::size_t(count));
-  std::lock_guard<std::mutex> lock(mutex);
-  auto& b = backends[std::size_t(index)];
+  // Never destroyed, like cpu_allocator(): a tensor in static storage, constructed
+  // before the backend's first use, is destroyed after it at exit and would free its
+  // block into a dead allocator (a double free, seen at the first GPU run's exit).
+  static std::mutex* const mutex = new std::mutex;
+  static auto* const backends = new std::vector<std::unique_ptr<CudaBackend>>(std::size_t(count));
+  std::lock_guard<std::mutex> lock(*mutex);
+  auto& b = (*backends)[std::size_t(index)];
   if (!b) b = std::make_unique<CudaBackend>(index);
   return *b;
 }
