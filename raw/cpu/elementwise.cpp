@@ -240,7 +240,8 @@ void CpuBackend::arange(const RawTensor& out, double start, double step) {
   visit_dtype(out.dtype(), "arange", [&]<class T>(type_tag<T>) {
     T* o = base_ptr<T>(out) + out.offset();
     parallel_for(0, out.numel(), kGrain, [&](int64_t lo, int64_t hi) {
-      for (int64_t i = lo; i < hi; ++i) o[i] = scalar::convert<T>(start + double(i) * step);
+      for (int64_t i = lo; i < hi; ++i)
+        o[i] = scalar::convert<T>(scalar::arange_at(start, step, i));
     });
   });
 }

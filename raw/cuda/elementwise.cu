@@ -30,7 +30,7 @@ void arange_t(const RawTensor& out, double start, double step) {
   T* o = device_ptr<T>(out);
   const int64_t first = out.offset();
   launch_walk<1>(out.shape(), {&out.layout()}, [=] __device__(Offsets<1> at) {
-    o[at.v[0]] = scalar::convert<T>(start + double(at.v[0] - first) * step);
+    o[at.v[0]] = scalar::convert<T>(scalar::arange_at(start, step, at.v[0] - first));
   });
 }
 
