@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <limits>
 #include <type_traits>
+#include <utility>
 
 #include "core/error.hpp"
 #include "core/strided.hpp"
@@ -75,13 +76,18 @@ struct Walk {
   int64_t strides[N][kWalkDims] = {};
   int64_t base[N] = {};
 
+  /// The offsets of element i, for 0 <= i < the product of shape: the outermost
+  /// dim's position is what is left of i, with no division.
   __device__ Offsets<N> at(int64_t i) const {
     Offsets<N> o;
     for (int k = 0; k < N; ++k) o.v[k] = base[k];
-    for (int d = ndim - 1; d >= 0; --d) {
+    for (int d = ndim - 1; d > 0; --d) {
       const int64_t q = i % shape[d];
       i /= shape[d];
       for (int k = 0; k < N; ++k) o.v[k] += q * strides[k][d];
+    }
+    if (ndim > 0) {
+      for (int k = 0; k < N; ++k) o.v[k] += i * strides[k][0];
     }
     return o;
   }
@@ -109,16 +115,21 @@ inline unsigned blocks_for(int64_t n) {
   return unsigned(b < 65536 ? b : 65536);
 }
 
-/// Calls f(offsets) on the device for every element of `shape`, where
-/// offsets.v[k] is the element's offset in operand k (layouts[k]).
+/// Whether every operand of `plan` is one unit-stride run after merging.
+template <std::size_t N>
+bool is_linear(const StridedPlan<N>& plan) {
+  bool linear = plan.shape.size() == 1;
+  for (std::size_t k = 0; k < N && linear; ++k) linear = plan.strides[k][0] == 1;
+  return linear;
+}
+
+/// Calls f(offsets) on the device for every element of `plan`, where
+/// offsets.v[k] is the element's offset in operand k.
 template <int N, class F>
-void launch_walk(const Shape& shape, const std::array<const Layout*, N>& layouts, F f) {
-  const StridedPlan<N> plan = make_plan<N>(shape, layouts);
+void launch_plan(const StridedPlan<N>& plan, F f) {
   if (plan.numel == 0) return;
   const int nd = int(plan.shape.size());
-  bool linear = nd == 1;
-  for (int k = 0; k < N && linear; ++k) linear = plan.strides[k][0] == 1;
-  if (linear) {
+  if (is_linear(plan)) {
     Offsets<N> base;
     for (int k = 0; k < N; ++k) base.v[k] = plan.offsets[k];
     linear_kernel<N><<<blocks_for(plan.numel), kThreads>>>(base, plan.numel, f);
@@ -151,6 +162,89 @@ void launch_walk(const Shape& shape, const std::array<const Layout*, N>& layouts
     }
     if (d < 0) break;
   }
+}
+
+/// Calls f(offsets) on the device for every element of `shape`, where
+/// offsets.v[k] is the element's offset in operand k (layouts[k]).
+template <int N, class F>
+void launch_walk(const Shape& shape, const std::array<const Layout*, N>& layouts, F f) {
+  launch_plan<N>(make_plan<N>(shape, layouts), f);
+}
+
+// --- maps: out = f(inputs...), element by element ---------------------------------
+/// A map's inputs as untyped pointers, typed by TI when read.
+template <class... TI>
+struct MapInputs {
+  const void* p[sizeof...(TI)];
+
+  /// f of every input's element i.
+  template <class F, std::size_t... K>
+  __device__ auto linear(const F& f, int64_t i, std::index_sequence<K...>) const {
+    return f(static_cast<const TI*>(p[K])[i]...);
+  }
+  /// f of input K's element at offset at.v[K + 1] (v[0] is the output's).
+  template <class F, int N, std::size_t... K>
+  __device__ auto walked(const F& f, const Offsets<N>& at, std::index_sequence<K...>) const {
+    return f(static_cast<const TI*>(p[K])[at.v[K + 1]]...);
+  }
+};
+
+/// out[i] = f(in[i]...) over n unit-stride elements, U a thread per round: all U
+/// results (so all their loads) come before any store. With one element a round
+/// the compiler cannot hoist the next loads above a store that might alias them,
+/// and a thread then has one load in flight, too few to fill the memory system.
+template <int U, class TO, class F, class... TI>
+__global__ void map_kernel(TO* o, MapInputs<TI...> in, int64_t n, F f) {
+  constexpr auto K = std::index_sequence_for<TI...>{};
+  const int64_t step = int64_t(gridDim.x) * blockDim.x;
+  int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  for (; i + (U - 1) * step < n; i += U * step) {
+    TO r[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) r[u] = in.linear(f, i + u * step, K);
+#pragma unroll
+    for (int u = 0; u < U; ++u) o[i + u * step] = r[u];
+  }
+  for (; i < n; i += step) o[i] = in.linear(f, i, K);
+}
+
+/// The walk's body for a map whose operands are not all unit-stride.
+template <int N, class TO, class F, class... TI>
+struct MapStep {
+  TO* o;
+  MapInputs<TI...> in;
+  F f;
+  __device__ void operator()(const Offsets<N>& at) const {
+    o[at.v[0]] = in.walked(f, at, std::index_sequence_for<TI...>{});
+  }
+};
+
+/// out = f(in[0], in[1], ...) element by element, the inputs (of element types
+/// TI...) already of out's shape (broadcast by their strides): map_kernel when
+/// every operand is unit-stride after merging, else the strided walk.
+template <class TO, class... TI, class F>
+void launch_map(F f, const RawTensor& out, const std::array<const RawTensor*, sizeof...(TI)>& in) {
+  constexpr int N = 1 + int(sizeof...(TI));
+  constexpr int kUnroll = 4;
+  constexpr std::size_t kSize[] = {sizeof(TI)...};
+  std::array<const Layout*, N> layouts{&out.layout()};
+  for (int k = 1; k < N; ++k) layouts[std::size_t(k)] = &in[std::size_t(k - 1)]->layout();
+  const StridedPlan<N> plan = make_plan<N>(out.shape(), layouts);
+  if (plan.numel == 0) return;
+  MapInputs<TI...> ptrs;
+  for (int k = 1; k < N; ++k) ptrs.p[k - 1] = in[std::size_t(k - 1)]->storage()->data();
+  TO* o = device_ptr<TO>(out);
+  if (!is_linear(plan)) {
+    launch_plan<N>(plan, MapStep<N, TO, F, TI...>{o, ptrs, f});
+    return;
+  }
+  for (int k = 1; k < N; ++k) {
+    ptrs.p[k - 1] =
+        static_cast<const char*>(ptrs.p[k - 1]) + plan.offsets[k] * int64_t(kSize[k - 1]);
+  }
+  const int64_t rounds = (plan.numel + kUnroll - 1) / kUnroll;
+  map_kernel<kUnroll><<<blocks_for(rounds), kThreads>>>(o + plan.offsets[0], ptrs, plan.numel, f);
+  STRATA_CUDA_LAUNCHED();
 }
 
 }  // namespace strata::detail

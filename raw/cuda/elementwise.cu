@@ -19,10 +19,7 @@ void fill_t(const RawTensor& out, double value) {
 
 template <class TO, class TI>
 void copy_t(const RawTensor& out, const RawTensor& x) {
-  TO* o = device_ptr<TO>(out);
-  const TI* in = device_ptr<TI>(x);
-  launch_walk<2>(out.shape(), {&out.layout(), &x.layout()},
-                 [=] __device__(Offsets<2> at) { o[at.v[0]] = scalar::convert<TO>(in[at.v[1]]); });
+  launch_map<TO, TI>([] __device__(TI v) { return scalar::convert<TO>(v); }, out, {&x});
 }
 
 template <class T>
@@ -45,33 +42,10 @@ void random_t(const RawTensor& out, RandomKind kind, uint64_t seed) {
   });
 }
 
-template <class T, class Fn>
-void unary_t(Fn fn, const RawTensor& out, const RawTensor& x) {
-  T* o = device_ptr<T>(out);
-  const T* in = device_ptr<T>(x);
-  launch_walk<2>(out.shape(), {&out.layout(), &x.layout()},
-                 [=] __device__(Offsets<2> at) { o[at.v[0]] = fn(in[at.v[1]]); });
-}
-
-/// out = fn(a, b); Out is bool for the comparisons.
-template <class Out, class T, class Fn>
-void binary_t(Fn fn, const RawTensor& out, const RawTensor& a, const RawTensor& b) {
-  Out* o = device_ptr<Out>(out);
-  const T* pa = device_ptr<T>(a);
-  const T* pb = device_ptr<T>(b);
-  launch_walk<3>(out.shape(), {&out.layout(), &a.layout(), &b.layout()},
-                 [=] __device__(Offsets<3> at) { o[at.v[0]] = fn(pa[at.v[1]], pb[at.v[2]]); });
-}
-
 template <class T>
 void where_t(const RawTensor& out, const RawTensor& cond, const RawTensor& a, const RawTensor& b) {
-  T* o = device_ptr<T>(out);
-  const bool* pc = device_ptr<bool>(cond);
-  const T* pa = device_ptr<T>(a);
-  const T* pb = device_ptr<T>(b);
-  launch_walk<4>(
-      out.shape(), {&out.layout(), &cond.layout(), &a.layout(), &b.layout()},
-      [=] __device__(Offsets<4> at) { o[at.v[0]] = pc[at.v[1]] ? pa[at.v[2]] : pb[at.v[3]]; });
+  launch_map<T, bool, T, T>([] __device__(bool c, T x, T y) { return c ? x : y; }, out,
+                            {&cond, &a, &b});
 }
 
 }  // namespace
@@ -102,7 +76,7 @@ void CudaBackend::random(const RawTensor& out, RandomKind kind, uint64_t seed) {
 void CudaBackend::unary(UnaryOp op, const RawTensor& out, const RawTensor& x) {
   DeviceGuard guard(index_);
   visit_dtype(x.dtype(), op_name(op), [&]<class T>(type_tag<T>) {
-    scalar::visit_unary<T>(op, [&](auto fn) { unary_t<T>(fn, out, x); });
+    scalar::visit_unary<T>(op, [&](auto fn) { launch_map<T, T>(fn, out, {&x}); });
   });
 }
 
@@ -110,8 +84,10 @@ void CudaBackend::binary(BinaryOp op, const RawTensor& out, const RawTensor& a,
                          const RawTensor& b) {
   DeviceGuard guard(index_);
   visit_dtype(a.dtype(), op_name(op), [&]<class T>(type_tag<T>) {
-    scalar::visit_binary<T>(op,
-                            [&](auto fn) { binary_t<decltype(fn(T{}, T{})), T>(fn, out, a, b); });
+    // Out is bool for the comparisons.
+    scalar::visit_binary<T>(op, [&](auto fn) {
+      launch_map<decltype(fn(T{}, T{})), T, T>(fn, out, {&a, &b});
+    });
   });
 }
 

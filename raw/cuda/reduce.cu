@@ -6,11 +6,18 @@
 // accumulate in double, integers in wrapping int64; argmax and argmin give the
 // first position of the extreme (or of the first NaN).
 // Two kernels, both deterministic (a fixed combination order, whatever the
-// scheduling):
-//   rows:    one block per output; threads stride over R, then a shared-memory
-//            tree combines them (used when the reduced elements are close);
-//   columns: one thread per output walking R in order (used when the kept
-//            axes are the fast ones, e.g. a sum over axis 0: coalesced).
+// scheduling), each running one job per (output, slice of R):
+//   rows:    a block per job; threads stride over the slice, then a
+//            shared-memory tree combines them (used when the reduced elements
+//            are close);
+//   columns: a thread per job, walking the slice in order; consecutive threads
+//            take consecutive outputs (used when the kept axes are the fast
+//            ones, e.g. a sum over axis 0: coalesced).
+// With many outputs each has one slice, all of R, and the job writes the
+// output. With too few outputs to fill the GPU (a sum over a whole tensor, a
+// bias gradient: [4096, 10] summed over axis 0), R is cut into slices, each
+// job leaves its accumulator in a scratch buffer, and combine_kernel folds an
+// output's accumulators in slice order.
 // Layouts whose merged kept or reduced dims exceed what a kernel decodes are
 // first copied to a contiguous [kept..., reduced...] permutation.
 #include <algorithm>
@@ -22,37 +29,85 @@
 namespace strata::detail {
 namespace {
 
+/// Jobs and slices: job j is output j % outputs, slice j / outputs, covering
+/// positions [slice * len, min(n, slice * len + len)) of R. With one slice a job
+/// writes its output; with several, its accumulator for combine_kernel.
+template <class R>
+struct Jobs {
+  int64_t outputs, n, len, count;
+  typename R::Out* out;
+  typename R::Acc* part;  // null with one slice
+
+  __device__ int64_t output(int64_t j) const { return j % outputs; }
+  __device__ int64_t lo(int64_t j) const { return j / outputs * len; }
+  __device__ int64_t hi(int64_t j) const { return lo(j) + len < n ? lo(j) + len : n; }
+  __device__ void put(int64_t j, const typename R::Acc& acc) const {
+    if (part) {
+      part[j] = acc;
+    } else {
+      out[j] = R::finish(acc);
+    }
+  }
+};
+
 template <class R, class T>
-__global__ void rows_kernel(Walk<1> kept, Walk<1> red, int64_t O, int64_t n, const T* x,
-                            typename R::Out* out) {
+__global__ void rows_kernel(Walk<1> kept, Walk<1> red, const T* x, Jobs<R> jobs) {
   using Acc = typename R::Acc;
-  __shared__ Acc part[kThreads];
+  __shared__ Acc tree[kThreads];
   const int t = int(threadIdx.x);
-  for (int64_t o = blockIdx.x; o < O; o += gridDim.x) {
-    const int64_t base = kept.at(o).v[0];
+  for (int64_t j = blockIdx.x; j < jobs.count; j += gridDim.x) {
+    const int64_t base = kept.at(jobs.output(j)).v[0], hi = jobs.hi(j);
     Acc acc = R::init();
-    for (int64_t r = t; r < n; r += blockDim.x) R::step(acc, x[base + red.at(r).v[0]], r);
-    part[t] = acc;
+    for (int64_t r = jobs.lo(j) + t; r < hi; r += blockDim.x) {
+      R::step(acc, x[base + red.at(r).v[0]], r);
+    }
+    tree[t] = acc;
     __syncthreads();
     for (int s = kThreads / 2; s > 0; s >>= 1) {
-      if (t < s) R::combine(part[t], part[t + s]);
+      if (t < s) R::combine(tree[t], tree[t + s]);
       __syncthreads();
     }
-    if (t == 0) out[o] = R::finish(part[0]);
+    if (t == 0) jobs.put(j, tree[0]);
     __syncthreads();
   }
 }
 
 template <class R, class T>
-__global__ void columns_kernel(Walk<1> kept, Walk<1> red, int64_t O, int64_t n, const T* x,
-                               typename R::Out* out) {
+__global__ void columns_kernel(Walk<1> kept, Walk<1> red, const T* x, Jobs<R> jobs) {
   const int64_t step = int64_t(gridDim.x) * blockDim.x;
-  for (int64_t o = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; o < O; o += step) {
-    const int64_t base = kept.at(o).v[0];
+  for (int64_t j = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; j < jobs.count; j += step) {
+    const int64_t base = kept.at(jobs.output(j)).v[0], hi = jobs.hi(j);
     typename R::Acc acc = R::init();
-    for (int64_t r = 0; r < n; ++r) R::step(acc, x[base + red.at(r).v[0]], r);
-    out[o] = R::finish(acc);
+#pragma unroll 4
+    for (int64_t r = jobs.lo(j); r < hi; ++r) R::step(acc, x[base + red.at(r).v[0]], r);
+    jobs.put(j, acc);
   }
+}
+
+/// Folds each output's slice accumulators, in slice order (later positions last).
+template <class R>
+__global__ void combine_kernel(Jobs<R> jobs) {
+  const int64_t step = int64_t(gridDim.x) * blockDim.x, slices = jobs.count / jobs.outputs;
+  for (int64_t o = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; o < jobs.outputs; o += step) {
+    typename R::Acc acc = jobs.part[o];
+    for (int64_t c = 1; c < slices; ++c) R::combine(acc, jobs.part[c * jobs.outputs + o]);
+    jobs.out[o] = R::finish(acc);
+  }
+}
+
+// Slicing: enough jobs to fill an H100/H200-sized GPU (132 multiprocessors of
+// 2048 threads), with slices long enough that the accumulators written and
+// read back stay a small part of the traffic.
+constexpr int64_t kColumnJobs = int64_t(1) << 17;      // threads
+constexpr int64_t kColumnSlice = 32;                   // elements a thread, at least
+constexpr int64_t kRowJobs = 1024;                     // blocks
+constexpr int64_t kRowSlice = int64_t(kThreads) * 16;  // elements a block, at least
+
+/// How many slices to cut R (n positions) into for `outputs` outputs.
+int64_t slices_for(int64_t outputs, int64_t n, bool columns) {
+  const int64_t want = (columns ? kColumnJobs : kRowJobs) / outputs;
+  const int64_t most = n / (columns ? kColumnSlice : kRowSlice);
+  return std::max<int64_t>(1, std::min(want, most));
 }
 
 /// A Walk<1> over `l` (merged), or false when it has too many merged dims.
@@ -111,16 +166,28 @@ void run(Backend& be, const RawTensor& out, const RawTensor& x0, const Shape& ax
   }
   const int64_t O = kept.numel(), n = red.numel();
   if (O == 0) return;
-  using Out = typename R::Out;
-  Out* o = device_ptr<Out>(out) + out.offset();
+  using Acc = typename R::Acc;
+  const bool columns = O > 1 && n > 1 && min_abs_stride(red) > min_abs_stride(kept);
+  Jobs<R> jobs{O, n, n, O, device_ptr<typename R::Out>(out) + out.offset(), nullptr};
+  RawTensor scratch;  // the slices' accumulators; freed in stream order
+  if (const int64_t slices = slices_for(O, n, columns); slices > 1) {
+    jobs.len = (n + slices - 1) / slices;
+    jobs.count = O * ((n + jobs.len - 1) / jobs.len);  // no empty slice
+    scratch = backend_empty(be, {jobs.count * int64_t(sizeof(Acc))}, DType::b8);
+    jobs.part = static_cast<Acc*>(scratch.storage()->data());
+  }
   const T* xb = device_ptr<T>(x);
-  if (O > 1 && n > 1 && min_abs_stride(red) > min_abs_stride(kept)) {
-    columns_kernel<R, T><<<blocks_for(O), kThreads>>>(wk, wr, O, n, xb, o);
+  if (columns) {
+    columns_kernel<R, T><<<blocks_for(jobs.count), kThreads>>>(wk, wr, xb, jobs);
   } else {
-    const unsigned blocks = unsigned(O < 65536 ? O : 65536);
-    rows_kernel<R, T><<<blocks, kThreads>>>(wk, wr, O, n, xb, o);
+    const unsigned blocks = unsigned(std::min<int64_t>(jobs.count, 65536));
+    rows_kernel<R, T><<<blocks, kThreads>>>(wk, wr, xb, jobs);
   }
   STRATA_CUDA_LAUNCHED();
+  if (jobs.part) {
+    combine_kernel<R><<<blocks_for(O), kThreads>>>(jobs);
+    STRATA_CUDA_LAUNCHED();
+  }
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "support/elementwise_ref.hpp"
@@ -130,6 +131,39 @@ TEST_CASE("cuda: unary and binary ops on every layout", "[cuda]") {
   }
 }
 
+TEST_CASE("cuda: elementwise maps over runs long enough to unroll", "[cuda]") {
+  // The small shapes above end in map_kernel's one-element tail (raw/cuda/common.cuh);
+  // these lengths run its unrolled rounds too, alone (4096) and beside the tail.
+  std::mt19937_64 rng(5);
+  for (const st::Device d : cuda_devices()) {
+    for (const st::DType t : {st::f32, st::f64, st::i64, st::bool_}) {
+      for (const int64_t n : {int64_t(4096), int64_t(4133), int64_t(1) << 20}) {
+        INFO(st::testing::dname(t) << " n " << n);
+        const st::RawTensor x = st::testing::random_tensor({n}, t, LayoutKind::contiguous, rng);
+        const st::RawTensor y = st::testing::random_tensor({n}, t, LayoutKind::contiguous, rng);
+        const st::RawTensor xd = raw::to_device(x, d), yd = raw::to_device(y, d);
+        const double tol = 4 * tol_for(t);
+        if (st::is_floating(t)) {
+          CHECK(compare(raw::unary(st::UnaryOp::exp, xd), raw::unary(st::UnaryOp::exp, x), tol) ==
+                "");
+        }
+        if (t != st::bool_) {  // neg and maximum are for numbers
+          CHECK(compare(raw::unary(st::UnaryOp::neg, xd), raw::unary(st::UnaryOp::neg, x), tol) ==
+                "");
+          CHECK(compare(raw::binary(st::BinaryOp::maximum, xd, yd),
+                        raw::binary(st::BinaryOp::maximum, x, y), 0) == "");
+        }
+        CHECK(compare(raw::binary(st::BinaryOp::lt, xd, yd), raw::binary(st::BinaryOp::lt, x, y),
+                      0) == "");
+        const st::RawTensor c = raw::binary(st::BinaryOp::lt, x, y);
+        CHECK(compare(raw::where(raw::to_device(c, d), xd, yd), raw::where(c, x, y), 0) == "");
+        CHECK(compare(raw::cast(xd, st::f32), raw::cast(x, st::f32), tol_for(st::f32)) == "");
+        CHECK(compare(raw::cast(xd, st::i32), raw::cast(x, st::i32), 0) == "");
+      }
+    }
+  }
+}
+
 TEST_CASE("cuda: reductions over every axis set", "[cuda]") {
   std::mt19937_64 rng(3);
   for (const st::Device d : cuda_devices()) {
@@ -155,6 +189,71 @@ TEST_CASE("cuda: reductions over every axis set", "[cuda]") {
       CHECK(compare(raw::reduce(op, raw::to_device(ties, d), {0}), raw::reduce(op, ties, {0}), 0) ==
             "");
     }
+  }
+}
+
+TEST_CASE("cuda: reductions with few outputs cut R into slices", "[cuda]") {
+  // Few outputs over many positions: the reduced positions are cut into slices
+  // whose accumulators are folded in order (raw/cuda/reduce.cu). Both kernels,
+  // shapes on either side of the slicing thresholds, in two layouts.
+  std::mt19937_64 rng(4);
+  const std::vector<std::pair<st::Shape, st::Shape>> cases = {
+      {{3, 40000}, {1}},      // rows kernel, several slices an output
+      {{50000, 3}, {0}},      // columns kernel, many slices
+      {{200001}, {0}},        // one output
+      {{4096, 10}, {0}},      // a bias gradient
+      {{4096, 256}, {0}},     //
+      {{2, 8191}, {1}},       // rows: one slice (under two blocks' worth)
+      {{63, 5}, {0}},         // columns: one slice (under two threads' worth)
+      {{9, 3000, 5}, {0, 1}}  // kept axis innermost, two reduced axes
+  };
+  for (const st::Device d : cuda_devices()) {
+    for (const st::DType t : {st::f32, st::f64, st::i32}) {
+      for (const LayoutKind k : {LayoutKind::contiguous, LayoutKind::permuted}) {
+        for (const auto& [shape, axes] : cases) {
+          INFO(st::testing::dname(t)
+               << " " << st::testing::layout_name(k) << " shape " << shape << " axes " << axes);
+          const st::RawTensor x = st::testing::random_tensor(shape, t, k, rng);
+          const st::RawTensor xd = same_layout_on(x, d);
+          for (const auto& row : st::kReduceOps) {
+            INFO(row.name);
+            if (row.op == st::ReduceOp::sum && st::is_floating(t)) {
+              // The device adds in double throughout; the CPU's blocked kernels add
+              // runs of 32 in T first (raw/cpu/vmath_sum.inc), an f32 error that
+              // grows with R (8e-6 at R = 4096 on the first GPU run). Against the
+              // sum in f64, the device's differs by its last rounding to T.
+              CHECK(compare(raw::cast(raw::reduce(row.op, xd, axes), st::f64),
+                            raw::reduce(row.op, raw::cast(x, st::f64), axes), tol_for(t)) == "");
+            } else {
+              CHECK(compare(raw::reduce(row.op, xd, axes), raw::reduce(row.op, x, axes), 0) == "");
+            }
+          }
+        }
+      }
+    }
+    // Equal extremes in several slices: the first position wins; then NaNs in
+    // two later slices: the first NaN wins, and max and min are NaN.
+    std::uniform_real_distribution<double> u(-1, 1);
+    std::vector<double> v(100000);
+    for (double& e : v) e = u(rng);
+    v[70000] = v[30000] = v[90000] = 5;
+    v[50000] = v[10000] = -5;
+    auto position = [&](st::ReduceOp op) {
+      int64_t at = -1;
+      raw::to_host(raw::reduce(op, raw::to_device(st::testing::make({100000}, st::f64, v), d), {0}),
+                   &at);
+      return at;
+    };
+    CHECK(position(st::ReduceOp::argmax) == 30000);
+    CHECK(position(st::ReduceOp::argmin) == 10000);
+    v[80000] = v[60000] = st::testing::kNaN;
+    CHECK(position(st::ReduceOp::argmax) == 60000);
+    CHECK(position(st::ReduceOp::argmin) == 60000);
+    double m = 0;
+    raw::to_host(raw::reduce(st::ReduceOp::max,
+                             raw::to_device(st::testing::make({100000}, st::f64, v), d), {0}),
+                 &m);
+    CHECK(std::isnan(m));
   }
 }
 
