@@ -22,6 +22,7 @@ import time
 BENCH_ROWS = [
     "cuda_matmul_f32_n1024", "cuda_matmul_f32_n4096", "cuda_matmul_f32_n8192",
     "cuda_exp_f32_8192x8192", "cuda_add_f32_8192x8192",
+    "cuda_sum_f32_8192x8192", "cuda_sum_axis0_f32_8192x8192",
     "cuda_hessian_f64_n256", "cuda_jacrev_f32_n1024",
     "cuda_mlp_train_step_b128", "cuda_mlp_train_step_b4096",
 ]

@@ -149,6 +149,21 @@ const Register kGpu(50, [](std::vector<Workload>& w) {
   a.bytes = 3 * elems;
   a.peers.push_back(copy_peer(a.bytes));
   w.push_back(a);
+  // Sums: of every element (one output: the reduced positions cut into slices),
+  // and over axis 0 (8192 outputs, the columns kernel). Each reads the matrix once.
+  for (const bool all : {true, false}) {
+    Workload s{all ? "cuda_sum_f32_8192x8192" : "cuda_sum_axis0_f32_8192x8192", [all, gpu] {
+                 const st::RawTensor x = raw::normal({big, big}, 6, st::f32, gpu);
+                 const st::Shape axes = all ? st::Shape{0, 1} : st::Shape{0};
+                 return Body([=] {
+                   g_sink = raw::reduce(st::ReduceOp::sum, x, axes);
+                   sync();
+                 });
+               }};
+    s.bytes = elems;
+    s.peers.push_back(copy_peer(s.bytes));
+    w.push_back(s);
+  }
   w.push_back({"cuda_hessian_f64_n256", [gpu] {
                  const st::Tensor W = scaled_matrix(256, 11, st::f64).to(gpu);
                  const st::Tensor x = st::randn({256}, 12, st::f64).to(gpu);

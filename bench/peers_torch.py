@@ -344,8 +344,18 @@ def cuda_workloads():
         x, y = torch.randn(big, big, device=dev), torch.randn(big, big, device=dev)
         return synced(lambda: torch.add(x, y))
 
+    def sum_all():
+        x = torch.randn(big, big, device=dev)
+        return synced(lambda: torch.sum(x))
+
+    def sum_axis0():
+        x = torch.randn(big, big, device=dev)
+        return synced(lambda: torch.sum(x, 0))
+
     yield f"cuda_exp_f32_{big}x{big}", exp, None, 1
     yield f"cuda_add_f32_{big}x{big}", add, None, 1
+    yield f"cuda_sum_f32_{big}x{big}", sum_all, None, 1
+    yield f"cuda_sum_axis0_f32_{big}x{big}", sum_axis0, None, 1
 
     for batch in (128, 4096):
         def mlp(batch=batch):
