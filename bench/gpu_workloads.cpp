@@ -82,8 +82,8 @@ Body mlp_body(int64_t batch, st::Device gpu) {
   const st::Tensor x = st::randn({batch, kIn}, 2).to(gpu);
   // The loss is st::nn::cross_entropy's arithmetic, -mean(log_softmax(logits)
   // at i * classes + label i), with those positions made once on the device:
-  // nn::cross_entropy builds them on the CPU (nn/losses.cpp, label_positions),
-  // which CUDA logits reject (DeviceError).
+  // nn::cross_entropy reads the labels back to the host on every call to
+  // check them and builds the positions there (nn/losses.cpp, label_positions).
   const st::Tensor labels = (st::rand({batch}, 3, st::f64) * double(kClasses)).to(st::i64);
   std::vector<int64_t> flat = labels.to_vector<int64_t>();
   for (std::size_t i = 0; i < flat.size(); ++i) flat[i] += int64_t(i) * kClasses;
