@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "nn/data.hpp"
 
+#include <exception>
 #include <numeric>
 
 #include "core/error.hpp"
@@ -14,7 +15,12 @@ using strata::detail::fail;
 
 std::vector<int64_t> permutation(int64_t n, uint64_t seed) {
   if (n < 0) fail<ValueError>("permutation", "negative length ", n);
-  std::vector<int64_t> p(static_cast<std::size_t>(n));
+  std::vector<int64_t> p;
+  try {
+    p.resize(static_cast<std::size_t>(n));
+  } catch (const std::exception&) {  // std::length_error or std::bad_alloc, nothing else
+    fail<ValueError>("permutation", "out of memory: cannot hold ", n, " positions");
+  }
   std::iota(p.begin(), p.end(), int64_t{0});
   for (int64_t i = n - 1; i > 0; --i) {
     // j uniform in [0, i]: 53 random bits scaled (bias below 2^-53 * n, negligible).

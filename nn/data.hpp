@@ -53,7 +53,8 @@ class BatchIterator {
   std::vector<int64_t> order_;
 };
 
-/// A random permutation of 0..n-1 from seed (Fisher-Yates on Philox draws).
+/// A random permutation of 0..n-1 from seed (Fisher-Yates on Philox draws); ValueError
+/// for a negative n or one whose positions do not fit in memory.
 std::vector<int64_t> permutation(int64_t n, uint64_t seed);
 
 }  // namespace strata::nn

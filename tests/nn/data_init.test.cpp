@@ -3,6 +3,7 @@
 // initialisers' bounds and moments against their published formulas).
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 
 #include "helpers.hpp"
@@ -20,6 +21,10 @@ TEST_CASE("permutation is a seeded permutation", "[nn]") {
   CHECK(a != sorted);
   CHECK(nn::permutation(0, 1).empty());
   CHECK_THROWS_AS(nn::permutation(-1, 1), st::ValueError);
+  // More positions than a vector can hold: an st::Error, not std::length_error.
+  CHECK_THROWS_AS(nn::permutation(std::numeric_limits<int64_t>::max(), 1), st::ValueError);
+  CHECK_THROWS_WITH(nn::permutation(std::numeric_limits<int64_t>::max(), 1),
+                    Catch::Contains("permutation") && Catch::Contains("out of memory"));
 }
 
 TEST_CASE("BatchIterator visits every sample once per epoch, in a seeded order", "[nn]") {
