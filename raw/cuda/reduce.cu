@@ -7,9 +7,9 @@
 // first position of the extreme (or of the first NaN).
 // Two kernels, both deterministic (a fixed combination order, whatever the
 // scheduling), each running one job per (output, slice of R):
-//   rows:    a block per job; threads stride over the slice, then a
-//            shared-memory tree combines them (used when the reduced elements
-//            are close);
+//   rows:    a block per job; threads stride over the slice, kInFlight
+//            loads at a time, then a shared-memory tree combines them (used
+//            when the reduced elements are close);
 //   columns: a thread per job, walking the slice in order; consecutive threads
 //            take consecutive outputs (used when the kept axes are the fast
 //            ones, e.g. a sum over axis 0: coalesced).
@@ -50,6 +50,9 @@ struct Jobs {
   }
 };
 
+/// Loads a rows_kernel thread issues before it folds them.
+constexpr int kInFlight = 8;
+
 template <class R, class T>
 __global__ void rows_kernel(Walk<1> kept, Walk<1> red, const T* x, Jobs<R> jobs) {
   using Acc = typename R::Acc;
@@ -58,9 +61,27 @@ __global__ void rows_kernel(Walk<1> kept, Walk<1> red, const T* x, Jobs<R> jobs)
   for (int64_t j = blockIdx.x; j < jobs.count; j += gridDim.x) {
     const int64_t base = kept.at(jobs.output(j)).v[0], hi = jobs.hi(j);
     Acc acc = R::init();
-    for (int64_t r = jobs.lo(j) + t; r < hi; r += blockDim.x) {
-      R::step(acc, x[base + red.at(r).v[0]], r);
+    // kInFlight loads before their steps: with one at a time a warp waits out
+    // each load's latency, and a whole-tensor sum reached a third of the
+    // bandwidth (docs/CUDA.md). The steps keep the order of the plain loop.
+    const int64_t b = blockDim.x;
+    int64_t r = jobs.lo(j) + t;
+    auto rounds = [&](auto offset) {
+      for (; r + (kInFlight - 1) * b < hi; r += kInFlight * b) {
+        T v[kInFlight];
+#pragma unroll
+        for (int u = 0; u < kInFlight; ++u) v[u] = x[offset(r + u * b)];
+#pragma unroll
+        for (int u = 0; u < kInFlight; ++u) R::step(acc, v[u], r + u * b);
+      }
+    };
+    if (red.ndim == 1) {  // the usual case once dims are merged: one stride, no decoding
+      const int64_t o = base + red.base[0], s = red.strides[0][0];
+      rounds([&](int64_t i) { return o + i * s; });
+    } else {
+      rounds([&](int64_t i) { return base + red.at(i).v[0]; });
     }
+    for (; r < hi; r += b) R::step(acc, x[base + red.at(r).v[0]], r);
     tree[t] = acc;
     __syncthreads();
     for (int s = kThreads / 2; s > 0; s >>= 1) {
