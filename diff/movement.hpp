@@ -142,14 +142,22 @@ T stack(std::initializer_list<T> xs, int64_t axis) {
 template <Diffable T>
 std::vector<T> split(const T& x, const std::vector<int64_t>& sizes, int64_t axis) {
   axis = normalize_axis(axis, x.shape(), "split");
-  int64_t total = 0;
+  const int64_t n = x.shape()[std::size_t(axis)];
   for (int64_t s : sizes) {
     if (s < 0) detail::fail<ValueError>("split", "negative size ", s);
+  }
+  int64_t total = 0;
+  for (int64_t s : sizes) {
+    // Compared before adding: sizes near INT64_MAX must not wrap to a sum that fits.
+    if (s > n - total) {
+      detail::fail<ShapeError>("split", "sizes add up to more than axis ", axis, " of ", x.shape(),
+                               " (", n, ")");
+    }
     total += s;
   }
-  if (total != x.shape()[std::size_t(axis)]) {
+  if (total != n) {
     detail::fail<ShapeError>("split", "sizes add up to ", total, " but axis ", axis, " of ",
-                             x.shape(), " has ", x.shape()[std::size_t(axis)]);
+                             x.shape(), " has ", n);
   }
   std::vector<T> out;
   int64_t at = 0;

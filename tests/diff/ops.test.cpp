@@ -785,6 +785,13 @@ TEST_CASE("bad inputs throw the right error", "[diff]") {
     CHECK_THAT(msg, Contains("[2, 3]"));
     CHECK_THROWS_AS(st::split(a, {2, 2}, 1), st::ShapeError);
     CHECK_THROWS_AS(st::split(a, {4, -1}, 1), st::ValueError);
+    // Sizes whose int64 sum would wrap around to the axis size (3).
+    constexpr int64_t kBig = std::numeric_limits<int64_t>::max();
+    CHECK_THAT(message_of<st::ShapeError>([&] {
+                 st::split(a, {kBig, kBig, 2, 3}, 1);
+               }),
+               Contains("more than axis 1"));
+    CHECK_THROWS_AS(st::split(a, {2, kBig}, 1), st::ShapeError);
   }
   SECTION("squeeze of an axis that is not 1") {
     CHECK_THAT(message_of<st::ShapeError>([&] { st::squeeze(a, 1); }), Contains("[2, 3]"));
