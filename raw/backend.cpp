@@ -19,13 +19,17 @@ int cuda_device_count() { return 0; }
 
 namespace detail {
 
-RawTensor backend_empty(Backend& be, const Shape& shape, DType dtype) {
-  const int64_t n = checked_numel(shape, "backend_empty");
+std::size_t checked_bytes(const Shape& shape, DType dtype, std::string_view op) {
+  const int64_t n = checked_numel(shape, op);
   std::size_t bytes = 0;
   if (__builtin_mul_overflow(static_cast<std::size_t>(n), dtype_size(dtype), &bytes)) {
-    fail<ValueError>("backend_empty", "byte count of shape ", shape, " (", dtype_name(dtype),
-                     ") overflows");
+    fail<ValueError>(op, "byte count of shape ", shape, " (", dtype_name(dtype), ") overflows");
   }
+  return bytes;
+}
+
+RawTensor backend_empty(Backend& be, const Shape& shape, DType dtype) {
+  const std::size_t bytes = checked_bytes(shape, dtype, "backend_empty");
   return RawTensor(make_storage(be.allocator(), bytes), Layout::contiguous(shape), dtype);
 }
 

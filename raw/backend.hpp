@@ -12,7 +12,9 @@
 /// (raw/ops.hpp). Scratch space and dense copies a kernel needs come from
 /// backend_empty / backend_contiguous below, which use only the backend's own
 /// allocator and copy kernel (tests/raw/backends_are_leaves.cmake checks it).
+#include <cstddef>
 #include <cstdint>
+#include <string_view>
 
 #include "core/allocator.hpp"
 #include "raw/primitives.hpp"
@@ -76,6 +78,9 @@ class Backend {
 
 namespace detail {
 
+/// The byte count of a contiguous tensor of shape and dtype; a ValueError naming op when
+/// the element or the byte count overflows.
+std::size_t checked_bytes(const Shape& shape, DType dtype, std::string_view op);
 /// An uninitialised contiguous tensor from be's own allocator: scratch space
 /// inside a backend, which allocates without the front end (raw::empty).
 RawTensor backend_empty(Backend& be, const Shape& shape, DType dtype);

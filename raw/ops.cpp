@@ -124,11 +124,7 @@ RawTensor full_for(const Shape& shape, double value, DType dtype, Device device,
 }  // namespace
 
 RawTensor empty(const Shape& shape, DType dtype, Device device, std::string_view op) {
-  const int64_t n = checked_numel(shape, op);
-  std::size_t bytes = 0;
-  if (__builtin_mul_overflow(static_cast<std::size_t>(n), dtype_size(dtype), &bytes)) {
-    fail<ValueError>(op, "byte count of shape ", shape, " (", dtype_name(dtype), ") overflows");
-  }
+  const std::size_t bytes = detail::checked_bytes(shape, dtype, op);
   Backend& be = backend_for(device);
   std::shared_ptr<Storage> storage;
   try {

@@ -19,6 +19,9 @@ TEST_CASE("backend helpers: scratch tensors and dense copies without the front e
     CHECK(t.storage()->bytes() >= 3 * 4 * sizeof(double));
     CHECK(st::detail::backend_empty(be, {0, 5}, st::i32).numel() == 0);
     CHECK_THROWS_AS(st::detail::backend_empty(be, {int64_t{1} << 62, 8}, st::f32), st::ValueError);
+    // 2^61 elements fit in int64; their 2^64 bytes do not fit in size_t.
+    CHECK_THROWS_WITH(st::detail::backend_empty(be, {int64_t{1} << 61}, st::f64),
+                      Catch::Matchers::Contains("byte count of shape [2305843009213693952]"));
   }
   SECTION("backend_contiguous") {
     std::mt19937_64 rng(1729);
