@@ -42,32 +42,38 @@ int vmath_fn(UnaryOp op) {
 }
 
 // out = f(x) with a vectorised contiguous kernel: unit-stride blocks go to it
-// directly, a transposed x tile by tile through a transposed staging buffer,
-// other strided blocks (sliced, flipped, broadcast) through a small buffer,
-// gathered and scattered.
+// directly; a transposed x into a large result straight from registers
+// (stream_transposed), into a smaller one tile by tile through a transposed
+// staging buffer; other strided blocks (sliced, flipped, broadcast) through a
+// small buffer, gathered and scattered.
 template <class T, class Kernel>
-void vmath_map(Kernel kernel, const RawTensor& out, const RawTensor& x) {
+void vmath_map(Kernel kernel, vmath::StreamTranspose streamed, const RawTensor& out,
+               const RawTensor& x) {
   T* ob = base_ptr<T>(out);
   const T* xb = base_ptr<T>(x);
-  parallel_walk_staged<2>(out.shape(), {&out.layout(), &x.layout()}, {ob, xb},
-                          {int(sizeof(T)), int(sizeof(T))},
-                          [&](const auto& off, int64_t n, const auto& st, int sk, const void* row) {
-                            T* o = ob + off[0];
-                            const T* p = sk == 1 ? static_cast<const T*>(row) : xb + off[1];
-                            if (st[0] == 1 && st[1] == 1) return kernel(p, o, n);
-                            constexpr int64_t kBuf = 256;
-                            T buf[kBuf];
-                            for (int64_t i0 = 0; i0 < n; i0 += kBuf) {
-                              const int64_t m = std::min(kBuf, n - i0);
-                              for (int64_t i = 0; i < m; ++i) buf[i] = p[(i0 + i) * st[1]];
-                              if (st[0] == 1) {
-                                kernel(buf, o + i0, m);
-                              } else {
-                                kernel(buf, buf, m);
-                                for (int64_t i = 0; i < m; ++i) o[(i0 + i) * st[0]] = buf[i];
-                              }
-                            }
-                          });
+  if (stream_transposed(reinterpret_cast<char*>(ob), out.layout(),
+                        reinterpret_cast<const char*>(xb), x.layout(), int(sizeof(T)), streamed)) {
+    return;
+  }
+  parallel_walk_staged<2>(
+      out.shape(), {&out.layout(), &x.layout()}, {ob, xb}, {int(sizeof(T)), int(sizeof(T))},
+      [&](const auto& off, int64_t n, const auto& st, int sk, const void* row, void* out_row) {
+        T* o = out_row ? static_cast<T*>(out_row) : ob + off[0];
+        const T* p = sk == 1 ? static_cast<const T*>(row) : xb + off[1];
+        if (st[0] == 1 && st[1] == 1) return kernel(p, o, n);
+        constexpr int64_t kBuf = 256;
+        T buf[kBuf];
+        for (int64_t i0 = 0; i0 < n; i0 += kBuf) {
+          const int64_t m = std::min(kBuf, n - i0);
+          for (int64_t i = 0; i < m; ++i) buf[i] = p[(i0 + i) * st[1]];
+          if (st[0] == 1) {
+            kernel(buf, o + i0, m);
+          } else {
+            kernel(buf, buf, m);
+            for (int64_t i = 0; i < m; ++i) o[(i0 + i) * st[0]] = buf[i];
+          }
+        }
+      });
 }
 
 template <class T>
@@ -75,8 +81,12 @@ void unary_typed(UnaryOp op, const RawTensor& out, const RawTensor& x) {
   if constexpr (std::is_floating_point_v<T>) {
     const vmath::Kernels* k = vmath::best();
     if (const int fn = vmath_fn(op); k && fn >= 0) {
-      if constexpr (std::is_same_v<T, float>) return vmath_map<T>(k->f32[fn], out, x);
-      if constexpr (std::is_same_v<T, double>) return vmath_map<T>(k->f64[fn], out, x);
+      if constexpr (std::is_same_v<T, float>) {
+        return vmath_map<T>(k->f32[fn], k->stream_f32[fn], out, x);
+      }
+      if constexpr (std::is_same_v<T, double>) {
+        return vmath_map<T>(k->f64[fn], k->stream_f64[fn], out, x);
+      }
     }
   }
   scalar::visit_unary<T>(op, [&](auto fn) { map<T, T>(out, fn, x); });
@@ -126,8 +136,8 @@ bool safe_binary_fast(Plain plain, Safe safe, const RawTensor& out, const RawTen
     parallel_walk_staged<3>(
         out.shape(), {&out.layout(), &a.layout(), &b.layout()}, {ob, ab, bb},
         {int(sizeof(T)), int(sizeof(T)), int(sizeof(T))},
-        [&](const auto& off, int64_t n, const auto& st, int sk, const void* row) {
-          T* o = ob + off[0];
+        [&](const auto& off, int64_t n, const auto& st, int sk, const void* row, void* out_row) {
+          T* o = out_row ? static_cast<T*>(out_row) : ob + off[0];
           const T* pa = sk == 1 ? static_cast<const T*>(row) : ab + off[1];
           const T* pb = sk == 2 ? static_cast<const T*>(row) : bb + off[2];
           bool ok = true;
@@ -222,11 +232,18 @@ void CpuBackend::fill(const RawTensor& out, double value) {
 }
 
 void CpuBackend::copy(const RawTensor& out, const RawTensor& x) {
-  if (out.dtype() == x.dtype() &&
-      copy_transposed(static_cast<char*>(out.storage()->data()), out.layout(),
-                      static_cast<const char*>(x.storage()->data()), x.layout(),
-                      int(dtype_size(x.dtype())))) {
-    return;
+  if (out.dtype() == x.dtype()) {
+    auto* const ob = static_cast<char*>(out.storage()->data());
+    const auto* const xb = static_cast<const char*>(x.storage()->data());
+    const int size = int(dtype_size(x.dtype()));
+    // A large transposed copy of 4- or 8-byte elements: streamed, bits unchanged.
+    if (const vmath::Kernels* k = vmath::best()) {
+      if (stream_transposed(ob, out.layout(), xb, x.layout(), size,
+                            size == 4 ? k->stream_copy32 : k->stream_copy64)) {
+        return;
+      }
+    }
+    if (copy_transposed(ob, out.layout(), xb, x.layout(), size)) return;
   }
   visit_dtype(out.dtype(), "copy", [&]<class TO>(type_tag<TO>) {
     visit_dtype(x.dtype(), "copy", [&]<class TI>(type_tag<TI>) {

@@ -267,10 +267,10 @@ inline char* stage_buffer(std::size_t bytes) {
 /// transposed 4096 x 4096 f32 view, the staged walk's 512-byte result rows:
 /// 4.4 and 4.3 ms with AVX-512); where the count is a compile-time constant,
 /// prefetch_fixed's straight-line prefetches did what was intended (3.6-3.8).
-template <int RW>
+template <int RW, int Locality = 3>
 inline void prefetch_lines(const char* q, int64_t bytes) {
 #pragma GCC unroll 16
-  for (int64_t c = 0; c < bytes; c += 64) __builtin_prefetch(q + c, RW);
+  for (int64_t c = 0; c < bytes; c += 64) __builtin_prefetch(q + c, RW, Locality);
 }
 
 /// Prefetches the kLines lines from q on (RW as prefetch_lines'; Locality as
@@ -290,36 +290,54 @@ inline void prefetch_fixed(const char* q) {
 /// The most lines a fixed-count prefetch covers (row_prefetcher).
 inline constexpr int kMaxFixedLines = 16;
 
-/// A function prefetching the `lines` lines from its argument on (RW as
-/// prefetch_lines'), with straight-line prefetches (prefetch_fixed), for
-/// `lines` of 1 to kMaxFixedLines; nullptr otherwise. A loop over rows of one
-/// length picks it once and calls it per row.
-template <int RW, std::size_t... L>
+/// A function prefetching the `lines` lines from its argument on (RW and
+/// Locality as prefetch_fixed's), with straight-line prefetches, for `lines`
+/// of 1 to kMaxFixedLines; nullptr otherwise. A loop over rows of one length
+/// picks it once and calls it per row.
+template <int RW, int Locality, std::size_t... L>
 constexpr std::array<void (*)(const char*), kMaxFixedLines + 1> prefetchers(
     std::index_sequence<L...>) {
-  return {nullptr, &prefetch_fixed<RW, 3, int(L) + 1>...};
+  return {nullptr, &prefetch_fixed<RW, Locality, int(L) + 1>...};
 }
-template <int RW>
+template <int RW, int Locality = 3>
 inline void (*row_prefetcher(int64_t lines))(const char*) {
-  static constexpr auto table = prefetchers<RW>(std::make_index_sequence<kMaxFixedLines>{});
+  static constexpr auto table =
+      prefetchers<RW, Locality>(std::make_index_sequence<kMaxFixedLines>{});
   return lines >= 1 && lines <= kMaxFixedLines ? table[std::size_t(lines)] : nullptr;
+}
+
+/// Result bytes from which a walk over a transposed view writes its result
+/// with streaming stores, each line whole: the maps and copies of
+/// stream_transposed straight from registers, the staged walk's result rows
+/// through a small buffer (parallel_walk_staged). Below it the result is
+/// written with plain stores and left in the caches for its reader. A
+/// reference, so that the tests can run both on small tensors.
+inline int64_t& stream_transposed_bytes() {
+  static int64_t bytes = int64_t{8} << 20;
+  return bytes;
 }
 
 /// parallel_walk for kernels that run faster on unit strides: when, after
 /// prepare_tiles, an input operand k >= 1 is unit-stride along the tile's
 /// rows and wide-strided along its columns (a transposed view), each
 /// stage_tile() of that operand is first transposed into a per-thread
-/// buffer; fn(off, n, st, k, row) then gets the buffer's row (unit stride,
-/// st[k] == 1) for operand k, off[k] meaningless. Otherwise fn gets k == -1
-/// and row == nullptr, as parallel_walk would call it. bases: the operands'
-/// storage, sizes: their element sizes in bytes.
+/// buffer; fn(off, n, st, k, row, out) then gets the buffer's row (unit
+/// stride, st[k] == 1) for operand k, off[k] meaningless. When out is not
+/// null, fn writes the n results of that row to out (unit stride) instead of
+/// the result: a result of stream_transposed_bytes() or more whose tile rows
+/// are whole, aligned 64-byte lines is written from there, row by row, with
+/// streaming stores (vmath's stream_lines). Otherwise fn gets k == -1 and row == out ==
+/// nullptr, as parallel_walk would call it. bases: the operands' storage,
+/// sizes: their element sizes in bytes.
 template <std::size_t N, class Fn>
 void parallel_walk_staged(const Shape& shape, const std::array<const Layout*, N>& layouts,
                           const std::array<const void*, N>& bases, const std::array<int, N>& sizes,
                           Fn&& fn) {
   StridedPlan<N> p = make_plan<N>(shape, layouts);
   if (p.numel == 0) return;
-  auto plain = [&](const auto& off, int64_t n, const auto& st) { fn(off, n, st, -1, nullptr); };
+  auto plain = [&](const auto& off, int64_t n, const auto& st) {
+    fn(off, n, st, -1, nullptr, nullptr);
+  };
   if (p.numel <= kTile * kTile || !prepare_tiles(p)) {
     return parallel_for(0, p.numel, kGrain,
                         [&](int64_t lo, int64_t hi) { for_each_block(p, lo, hi, plain); });
@@ -338,6 +356,18 @@ void parallel_walk_staged(const Shape& shape, const std::array<const Layout*, N>
   for (std::size_t j = 0; j < N; ++j) inner[j] = p.strides[j][r - 1];
   std::array<int64_t, N> unit = inner;
   unit[std::size_t(k)] = 1;
+  // A large result is streamed row by row (each row computed into rows_out,
+  // then stored by vmath's stream_lines): no read-for-ownership of its lines.
+  // The add of a transposed and a contiguous 4096 x 4096 f32 matrix on AMD Zen
+  // 4: 9.5 -> 7.1 ms with either instruction set; streaming the rows 16 at a
+  // time instead of one by one was slower (the stores then go out in bursts).
+  // The result's write prefetch is then left out (it would read in the very
+  // lines the streaming stores skip reading), and the other operands' rows
+  // are prefetched into L2 rather than L1: 7.6 -> 7.0 ms there.
+  const vmath::Kernels* const vk = vmath::best();
+  const int64_t ld0 = p.strides[0][r - 2] * sizes[0];
+  const bool stream =
+      vk && inner[0] == 1 && ld0 % 64 == 0 && p.numel * sizes[0] >= stream_transposed_bytes();
   // The result's rows, and those of every other operand read along the tile's
   // columns, are prefetched kAheadRows rows ahead: a tile row is a short run
   // (a few lines) that the hardware prefetcher does not follow. On Zen 5, exp
@@ -351,20 +381,29 @@ void parallel_walk_staged(const Shape& shape, const std::array<const Layout*, N>
   for_each_tile(
       p, tile.rows, tile.cols,
       [&](const std::array<int64_t, N>& base, int64_t b0, int64_t b1, int64_t a0, int64_t n) {
-        char* const buf = stage_buffer(std::size_t((b1 - b0) * n * size));
+        const int64_t staged = (b1 - b0) * n * size, row0 = n * sizes[0];
+        char* const out0 = static_cast<char*>(const_cast<void*>(bases[0])) +
+                           (base[0] + b0 * p.strides[0][r - 2] + a0) * sizes[0];
+        const bool streamed =
+            stream && row0 % 64 == 0 && (reinterpret_cast<uintptr_t>(out0) & 63) == 0;
+        char* const buf =
+            stage_buffer(std::size_t((staged + 63) / 64 * 64 + (streamed ? row0 : 0)));
+        char* const rows_out = buf + (staged + 63) / 64 * 64;
         const int64_t sk = inner[std::size_t(k)];
         transpose_block(src + (base[std::size_t(k)] + b0 + a0 * sk) * size, sk, buf, n, b1 - b0, n,
                         size);
         std::array<void (*)(const char*), N> ahead{};
         for (std::size_t j = 0; j < N; ++j) {
           const int64_t lines = (n * sizes[j] + 63) / 64;
-          ahead[j] = j == 0 ? row_prefetcher<1>(lines) : row_prefetcher<0>(lines);
+          ahead[j] = j == 0     ? row_prefetcher<1>(lines)
+                     : streamed ? row_prefetcher<0, 2>(lines)
+                                : row_prefetcher<0>(lines);
         }
         for (int64_t b = b0; b < b1; ++b) {
           std::array<int64_t, N> off;
           for (std::size_t j = 0; j < N; ++j)
             off[j] = base[j] + b * p.strides[j][r - 2] + a0 * inner[j];
-          for (std::size_t j = 0; j < N && b + kAheadRows < b1; ++j) {
+          for (std::size_t j = streamed ? 1 : 0; j < N && b + kAheadRows < b1; ++j) {
             if (int(j) == k || inner[j] != 1) continue;
             const char* q = static_cast<const char*>(bases[j]) +
                             (off[j] + kAheadRows * p.strides[j][r - 2]) * sizes[j];
@@ -372,12 +411,21 @@ void parallel_walk_staged(const Shape& shape, const std::array<const Layout*, N>
               ahead[j](q);
             } else if (j == 0) {
               prefetch_lines<1>(q, n * sizes[j]);  // the result: for writing
+            } else if (streamed) {
+              prefetch_lines<0, 2>(q, n * sizes[j]);
             } else {
               prefetch_lines<0>(q, n * sizes[j]);
             }
           }
-          fn(off, n, unit, k, static_cast<const void*>(buf + (b - b0) * n * size));
+          const void* const row = buf + (b - b0) * n * size;
+          if (streamed) {
+            fn(off, n, unit, k, row, static_cast<void*>(rows_out));
+            vk->stream_lines(out0 + (b - b0) * ld0, rows_out, row0 / 64);
+          } else {
+            fn(off, n, unit, k, row, nullptr);
+          }
         }
+        if (streamed) vmath::store_fence();
       });
 }
 
@@ -409,6 +457,47 @@ inline bool copy_transposed(char* out_base, const Layout& out, const char* src, 
   return true;
 }
 
+/// The result (row-major, 64-byte aligned rows) of a map or copy of a
+/// transposed view x, at least stream_transposed_bytes(), written by `run`,
+/// a vmath StreamTranspose kernel (of the op, or the copy's): bands of one
+/// line's elements of the result's columns (of x's rows), each along up to
+/// kRun elements of x's rows: 16 (f32) or 8 (f64) long runs at a time, which
+/// the hardware prefetcher follows, where the staged walk's tiles read runs
+/// of 2 KiB. On AMD Zen 4 (docs/PERFORMANCE.md), a transposed 4096 x 4096
+/// f32 view: exp 5.6 -> 3.4 ms with AVX-512 and 7.0 -> 4.9 with AVX2 (the
+/// contiguous exp 2.0 and 3.2 in the same rounds), the copy 9.0 -> 3.3 and
+/// 6.1 -> 3.3: no staging buffer pass, and no read-for-ownership of the
+/// result's lines. Returns false, having done nothing, for any other pair of
+/// layouts or a smaller result.
+inline bool stream_transposed(char* out_base, const Layout& out, const char* src, const Layout& x,
+                              int size, vmath::StreamTranspose run) {
+  if (size != 4 && size != 8) return false;
+  StridedPlan<2> p = make_plan<2>(out.shape, {&out, &x});
+  if (p.numel * size < stream_transposed_bytes() || p.numel <= kTile * kTile || !prepare_tiles(p)) {
+    return false;
+  }
+  const std::size_t r = p.shape.size();
+  const int64_t sk = p.strides[1][r - 1], ldd = p.strides[0][r - 2];
+  if (p.strides[1][r - 2] != 1 || sk <= 1 || p.strides[0][r - 1] != 1 || ldd <= 0 ||
+      ldd * size % 64 != 0) {
+    return false;
+  }
+  // Every row of the result starts on a line: its outer strides are multiples
+  // of ldd (contiguous) or checked here.
+  for (std::size_t d = 0; d + 2 < r; ++d) {
+    if (p.strides[0][d] * size % 64 != 0) return false;
+  }
+  if ((reinterpret_cast<uintptr_t>(out_base + p.offsets[0] * size) & 63) != 0) return false;
+  constexpr int64_t kRun = 4096;
+  for_each_tile(
+      p, kRun, 64 / size,
+      [&](const std::array<int64_t, 2>& base, int64_t b0, int64_t b1, int64_t a0, int64_t n) {
+        run(src + (base[1] + b0 + a0 * sk) * size, sk, out_base + (base[0] + b0 * ldd + a0) * size,
+            ldd, b1 - b0, n);
+      });
+  return true;
+}
+
 /// out[i] = f(ins[i]...) over tensors of one shape, with unit-stride and
 /// (for two inputs, and where's last two) broadcast-scalar fast paths the
 /// compiler can vectorise.
@@ -420,9 +509,10 @@ void map_into(TO* out_base, const Layout& out, F f,
   const std::array<const Layout*, N> layouts{&out, ins.second...};
   const std::tuple<const TI*...> bases{ins.first...};
   // Operand sk (if any) comes from parallel_walk_staged's buffer, transposed.
-  auto block = [&](const auto& off, int64_t n, const auto& st, int sk, const void* row) {
+  auto block = [&](const auto& off, int64_t n, const auto& st, int sk, const void* row,
+                   void* out_row) {
     [&]<std::size_t... K>(std::index_sequence<K...>) {
-      TO* o = out_base + off[0];
+      TO* o = out_row ? static_cast<TO*>(out_row) : out_base + off[0];
       const std::tuple<const TI*...> p{int(K + 1) == sk ? static_cast<const TI*>(row)
                                                         : std::get<K>(bases) + off[K + 1]...};
       bool unit = st[0] == 1;

@@ -43,6 +43,26 @@ using GatherLines = void (*)(char* dst, const char* src, int64_t sab, const int6
 using Transpose32 = void (*)(const void* src, int64_t lds, void* dst, int64_t ldd, int64_t rows,
                              int64_t cols);
 using Transpose64 = Transpose32;
+/// dst[b * ldd + a] = f(src[a * lds + b]) for b < rows, a < cols (lds > 0), for one function
+/// f of Fn on f32 or f64 elements, or the bits unchanged (a copy of any type of 4 or 8 bytes):
+/// blocks of one 64-byte line's elements square, transposed in registers, f applied row by
+/// row, and each block row that is a whole 64-byte line of dst written with a non-temporal
+/// store (other rows and the edges with plain stores); then sfence. Source rows are read in
+/// bands of one block, each band along its whole length: one run per row, which the
+/// hardware prefetcher follows.
+using StreamTranspose = void (*)(const void* src, int64_t lds, void* dst, int64_t ldd, int64_t rows,
+                                 int64_t cols);
+
+/// Copies `lines` 64-byte lines from src to dst (64-byte aligned) with non-temporal stores (one
+/// a line with AVX-512), without a fence: the caller ends its run of them with store_fence().
+using StreamLines = void (*)(char* dst, const char* src, int64_t lines);
+
+/// Orders the non-temporal stores before it (sfence) before any later store; nothing off x86.
+inline void store_fence() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_sfence();
+#endif
+}
 
 struct Kernels {
   Isa isa;
@@ -52,6 +72,10 @@ struct Kernels {
   GatherLines gather_lines;
   Transpose32 transpose32;
   Transpose64 transpose64;
+  StreamTranspose stream_f32[kFnCount];
+  StreamTranspose stream_f64[kFnCount];
+  StreamTranspose stream_copy32, stream_copy64;
+  StreamLines stream_lines;
   // The summation kernels below, compiled for this instruction set.
   double (*sum_f32)(const float* x, int64_t n);
   double (*sum_f64)(const double* x, int64_t n);

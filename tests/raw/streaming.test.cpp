@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: MIT
+// The streamed results of walks over transposed views (raw/cpu/loops.hpp):
+// vmath's transposed maps and line streaming of every instruction set against
+// the same instruction set's contiguous kernels and plain loops, edges,
+// padded and unaligned destinations included; stream_transposed's choice of
+// layouts; the staged walk's streamed result rows; and, through the public
+// ops, results streamed (stream_transposed_bytes() lowered to 0) against the
+// same ops unstreamed and against reference loops, on 1 and 2 threads.
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "raw/cpu/loops.hpp"
+#include "raw/cpu/vmath.hpp"
+#include "support/elementwise_ref.hpp"
+
+namespace st = strata;
+namespace sd = strata::detail;
+namespace tt = strata::testing;
+namespace raw = strata::raw;
+namespace vm = strata::detail::vmath;
+using st::BinaryOp;
+using st::RawTensor;
+using st::Shape;
+using st::UnaryOp;
+using Idx = std::vector<int64_t>;
+
+namespace {
+
+/// Restores the thread count and the streaming threshold when a test ends.
+struct Restore {
+  int threads = st::num_threads();
+  int64_t bytes = sd::stream_transposed_bytes();
+  ~Restore() {
+    st::set_num_threads(threads);
+    sd::stream_transposed_bytes() = bytes;
+  }
+};
+
+template <class T>
+std::vector<T> host(const RawTensor& t) {
+  std::vector<T> v(std::size_t(t.numel()));
+  raw::to_host(t, v.data());
+  return v;
+}
+
+std::vector<vm::Isa> isas() {
+  std::vector<vm::Isa> out;
+  for (vm::Isa isa : {vm::Isa::sse2, vm::Isa::avx2, vm::Isa::avx512}) {
+    if (vm::kernels_for(isa)) out.push_back(isa);
+  }
+  return out;
+}
+
+/// An input for function fn of vmath (log and sqrt: positive; exp: within its
+/// finite range, and past it on both sides).
+template <class T>
+T input_for(int fn, std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> u(-1, 1);
+  const double v = u(rng);
+  switch (fn) {
+    case vm::kLog:
+    case vm::kSqrt:
+      return T(std::fabs(v) * 50 + 1e-3);
+    case vm::kExp:
+      return T(v * 120);
+    default:
+      return T(v * 8);
+  }
+}
+
+/// Runs a StreamTranspose kernel on `rows x cols` blocks into destinations
+/// with padded rows, once with rows of whole lines from a line boundary
+/// (streamed) and once shifted by one element (plain stores), and checks every
+/// element against want(a, b) and the padding left alone.
+template <class T, class Want>
+void check_stream_kernel(vm::StreamTranspose kernel, const std::vector<T>& src, int64_t lds,
+                         int64_t rows, int64_t cols, Want want) {
+  constexpr int64_t kB = 64 / int64_t(sizeof(T));
+  for (const int64_t shift : {int64_t{0}, int64_t{1}}) {
+    const int64_t ldd = (cols + kB - 1) / kB * kB + kB;  // whole lines, one spare
+    // 64-byte aligned storage: dst row b starts on a line when shift is 0.
+    std::vector<T> store(std::size_t(rows * ldd + 2 * kB));
+    T* const base =
+        reinterpret_cast<T*>((reinterpret_cast<uintptr_t>(store.data()) + 63) / 64 * 64);
+    T* const dst = base + shift;
+    T sentinel;
+    std::memset(&sentinel, 0xA5, sizeof sentinel);
+    std::fill(store.begin(), store.end(), sentinel);
+    kernel(src.data(), lds, dst, ldd, rows, cols);
+    bool ok = true;
+    int64_t bad_a = -1, bad_b = -1;
+    for (int64_t b = 0; b < rows; ++b) {
+      for (int64_t a = 0; a + shift < ldd; ++a) {
+        const T got = dst[b * ldd + a];
+        const T exp = a < cols ? want(a, b) : sentinel;
+        if (std::memcmp(&got, &exp, sizeof(T)) != 0 && ok) ok = false, bad_a = a, bad_b = b;
+      }
+    }
+    INFO(sizeof(T) << "-byte elements, " << rows << " x " << cols << ", shift " << shift
+                   << ": first mismatch at a " << bad_a << " b " << bad_b);
+    CHECK(ok);
+  }
+}
+
+const std::vector<std::pair<int64_t, int64_t>> kBlocks{
+    {16, 16}, {8, 8}, {33, 47}, {1, 17}, {17, 1}, {64, 15}, {15, 64}, {48, 32}, {9, 23}, {130, 70}};
+
+/// The transposed maps of T (float: stream_f32, double: stream_f64) of every
+/// function, against the contiguous kernel of the same instruction set.
+template <class T>
+void check_stream_maps(const vm::Kernels& k) {
+  std::mt19937_64 rng(41);
+  for (int fn = 0; fn < vm::kFnCount; ++fn) {
+    for (const auto& [rows, cols] : kBlocks) {
+      const int64_t lds = rows + 5;
+      std::vector<T> src(std::size_t(cols * lds));
+      for (T& v : src) v = input_for<T>(fn, rng);
+      // f of each source row by the contiguous kernel: the values the map must give.
+      std::vector<T> fx(src.size());
+      if constexpr (sizeof(T) == 4) {
+        k.f32[fn](src.data(), fx.data(), int64_t(src.size()));
+      } else {
+        k.f64[fn](src.data(), fx.data(), int64_t(src.size()));
+      }
+      INFO("function " << fn);
+      check_stream_kernel<T>(sizeof(T) == 4 ? k.stream_f32[fn] : k.stream_f64[fn], src, lds, rows,
+                             cols,
+                             [&](int64_t a, int64_t b) { return fx[std::size_t(a * lds + b)]; });
+    }
+  }
+}
+
+/// The transposed copies of E's size: every bit pattern moves unchanged (NaN payloads too).
+template <class E>
+void check_stream_copy(vm::StreamTranspose copy) {
+  for (const auto& [rows, cols] : kBlocks) {
+    const int64_t lds = rows + 3;
+    std::vector<E> src(std::size_t(cols * lds));
+    for (std::size_t i = 0; i < src.size(); ++i) src[i] = E((i + 1) * 0x9E3779B97F4A7C15ull);
+    check_stream_kernel<E>(copy, src, lds, rows, cols,
+                           [&](int64_t a, int64_t b) { return src[std::size_t(a * lds + b)]; });
+  }
+}
+
+}  // namespace
+
+TEST_CASE("the streamed transposed maps of every instruction set match their contiguous kernels",
+          "[raw][cpu_only]") {
+  for (vm::Isa isa : isas()) {
+    INFO("isa " << vm::isa_name(isa));
+    const vm::Kernels& k = *vm::kernels_for(isa);
+    check_stream_maps<float>(k);
+    check_stream_maps<double>(k);
+    check_stream_copy<uint32_t>(k.stream_copy32);
+    check_stream_copy<uint64_t>(k.stream_copy64);
+  }
+}
+
+TEST_CASE("stream_lines of every instruction set copies whole lines and nothing else",
+          "[raw][cpu_only]") {
+  for (vm::Isa isa : isas()) {
+    INFO("isa " << vm::isa_name(isa));
+    const vm::Kernels& k = *vm::kernels_for(isa);
+    for (const int64_t lines : {1, 2, 7, 16, 33}) {
+      std::vector<uint8_t> src(std::size_t(lines * 64));
+      for (std::size_t i = 0; i < src.size(); ++i) src[i] = uint8_t(i * 37 + 11);
+      std::vector<uint8_t> store(std::size_t(lines * 64 + 192), 0x5A);
+      uint8_t* const dst = reinterpret_cast<uint8_t*>(
+          (reinterpret_cast<uintptr_t>(store.data()) + 63) / 64 * 64 + 64);
+      k.stream_lines(reinterpret_cast<char*>(dst), reinterpret_cast<const char*>(src.data()),
+                     lines);
+      vm::store_fence();
+      CHECK(std::memcmp(dst, src.data(), src.size()) == 0);
+      CHECK(dst[-1] == 0x5A);
+      CHECK(dst[lines * 64] == 0x5A);
+    }
+  }
+}
+
+TEST_CASE("stream_transposed takes large transposed views into aligned rows only",
+          "[raw][cpu_only]") {
+  Restore restore;
+  const vm::Kernels* k = vm::best();
+  if (!k) return;  // not an x86-64 CPU: nothing streams
+  const st::Device cpu = st::Device::cpu();
+  auto data = [](const RawTensor& t) { return static_cast<char*>(t.storage()->data()); };
+  // A transposed f32 view into a fresh row-major result: streamed once the
+  // result reaches the threshold, with the right values.
+  const RawTensor x = raw::normal({320, 520}, 51, st::f32, cpu);
+  const RawTensor xt = x.transpose(0, 1);
+  const RawTensor out = raw::empty(xt.shape(), st::f32, cpu);
+  sd::stream_transposed_bytes() = out.numel() * 4 + 1;
+  CHECK_FALSE(
+      sd::stream_transposed(data(out), out.layout(), data(x), xt.layout(), 4, k->stream_copy32));
+  sd::stream_transposed_bytes() = out.numel() * 4;
+  REQUIRE(
+      sd::stream_transposed(data(out), out.layout(), data(x), xt.layout(), 4, k->stream_copy32));
+  CHECK(tt::first_mismatch(out, xt.shape(), st::f32,
+                           [&](const Idx& i) { return tt::get(xt, i); }) == "");
+  sd::stream_transposed_bytes() = 0;
+  // Declined: rows that are not whole lines (520 x 301), a flipped view
+  // (negative strides), a contiguous source, 1-byte elements.
+  const RawTensor x2 = raw::normal({301, 520}, 52, st::f32, cpu);
+  const RawTensor out2 = raw::empty({520, 301}, st::f32, cpu);
+  CHECK_FALSE(sd::stream_transposed(data(out2), out2.layout(), data(x2),
+                                    x2.transpose(0, 1).layout(), 4, k->stream_copy32));
+  CHECK_FALSE(sd::stream_transposed(data(out), out.layout(), data(x), xt.flip(0).flip(1).layout(),
+                                    4, k->stream_copy32));
+  const RawTensor same = raw::normal({520, 320}, 53, st::f32, cpu);
+  CHECK_FALSE(sd::stream_transposed(data(out), out.layout(), data(same), same.layout(), 4,
+                                    k->stream_copy32));
+  const RawTensor h = raw::empty({320, 520}, st::bool_, cpu);
+  const RawTensor out_h = raw::empty({520, 320}, st::bool_, cpu);
+  CHECK_FALSE(sd::stream_transposed(data(out_h), out_h.layout(), data(h),
+                                    h.transpose(0, 1).layout(), 1, k->stream_copy32));
+  // Rank 3 with the transposed pair inside an outer axis, f64: streamed, right values.
+  const RawTensor x3 = raw::normal({3, 136, 200}, 55, st::f64, cpu).permute({0, 2, 1});
+  const RawTensor out3 = raw::empty(x3.shape(), st::f64, cpu);
+  REQUIRE(
+      sd::stream_transposed(data(out3), out3.layout(), data(x3), x3.layout(), 8, k->stream_copy64));
+  CHECK(tt::first_mismatch(out3, x3.shape(), st::f64,
+                           [&](const Idx& i) { return tt::get(x3, i); }) == "");
+}
+
+TEST_CASE("the staged walk streams its result rows from the threshold on", "[raw][cpu_only]") {
+  Restore restore;
+  if (!vm::best()) return;
+  const st::Device cpu = st::Device::cpu();
+  // out = 2 * xt: the result rows are whole lines (a multiple of 16 f32
+  // elements), so every staged row is streamed when the result is large
+  // enough, and none below.
+  const RawTensor x = raw::normal({512, 384}, 61, st::f32, cpu);
+  const RawTensor xt = x.transpose(0, 1);
+  for (const int64_t threshold : {int64_t{0}, std::numeric_limits<int64_t>::max()}) {
+    for (int threads : {1, 2}) {
+      st::set_num_threads(threads);
+      sd::stream_transposed_bytes() = threshold;
+      const RawTensor out = raw::empty(xt.shape(), st::f32, cpu);
+      auto* const ob = static_cast<float*>(out.storage()->data());
+      std::atomic<int64_t> streamed{0}, plain{0};
+      sd::parallel_walk_staged<2>(
+          out.shape(), {&out.layout(), &xt.layout()}, {out.storage()->data(), x.storage()->data()},
+          {4, 4},
+          [&](const auto& off, int64_t n, const auto& stp, int sk, const void* row, void* out_row) {
+            REQUIRE(sk == 1);  // the transposed operand is staged
+            REQUIRE(stp[1] == 1);
+            float* o = out_row ? static_cast<float*>(out_row) : ob + off[0];
+            const auto* r = static_cast<const float*>(row);
+            for (int64_t i = 0; i < n; ++i) o[i * (out_row ? 1 : stp[0])] = 2 * r[i];
+            (out_row ? streamed : plain) += 1;
+          });
+      INFO("threshold " << threshold << " threads " << threads);
+      // One call per result row per tile column.
+      const int64_t cols = sd::stage_tile().cols;
+      const int64_t calls = xt.shape()[0] * ((xt.shape()[1] + cols - 1) / cols);
+      CHECK(streamed.load() == (threshold == 0 ? calls : 0));
+      CHECK(plain.load() == (threshold == 0 ? 0 : calls));
+      CHECK(tt::first_mismatch(out, xt.shape(), st::f32,
+                               [&](const Idx& i) { return 2 * tt::get(xt, i); }) == "");
+    }
+  }
+}
+
+TEST_CASE("ops on transposed views give the same bits streamed and not, and match loops", "[raw]") {
+  Restore restore;
+  // Sizes across the 16 x 16 / 8 x 8 blocks, the staged tiles and the 4096-element runs.
+  const std::vector<Shape> shapes{{256, 256}, {257, 300}, {130, 1030}, {1025, 131}, {48, 4500}};
+  for (int threads : {1, 2}) {
+    st::set_num_threads(threads);
+    for (st::DType t : {st::f32, st::f64}) {
+      for (const Shape& s : shapes) {
+        const RawTensor x = raw::normal({s[1], s[0]}, 71, t);
+        const RawTensor xt = x.transpose(0, 1);
+        const RawTensor pos = raw::unary(UnaryOp::abs, x).transpose(0, 1);
+        const RawTensor y = raw::normal(s, 72, t);
+        INFO(tt::dname(t) << " shape " << s << " threads " << threads);
+        auto both = [&](auto op) {
+          sd::stream_transposed_bytes() = std::numeric_limits<int64_t>::max();
+          const RawTensor plain = op();
+          sd::stream_transposed_bytes() = 0;
+          const RawTensor streamed = op();
+          if (t == st::f32) {
+            CHECK(host<float>(streamed) == host<float>(plain));
+          } else {
+            CHECK(host<double>(streamed) == host<double>(plain));
+          }
+          return streamed;
+        };
+        CHECK(tt::first_mismatch(both([&] { return raw::unary(UnaryOp::exp, xt); }), s, t,
+                                 [&](const Idx& i) { return std::exp(tt::get(xt, i)); }) == "");
+        CHECK(tt::first_mismatch(both([&] { return raw::unary(UnaryOp::log, pos); }), s, t,
+                                 [&](const Idx& i) { return std::log(tt::get(pos, i)); }) == "");
+        CHECK(tt::first_mismatch(both([&] { return raw::unary(UnaryOp::sqrt, pos); }), s, t,
+                                 [&](const Idx& i) { return std::sqrt(tt::get(pos, i)); }) == "");
+        CHECK(tt::first_mismatch(both([&] { return raw::contiguous(xt); }), s, t,
+                                 [&](const Idx& i) { return tt::get(xt, i); }) == "");
+        CHECK(tt::first_mismatch(both([&] { return raw::binary(BinaryOp::add, xt, y); }), s, t,
+                                 [&](const Idx& i) {
+                                   return tt::round_to(t, tt::get(xt, i) + tt::get(y, i));
+                                 }) == "");
+        CHECK(tt::first_mismatch(both([&] { return raw::binary(BinaryOp::mul, y, xt); }), s, t,
+                                 [&](const Idx& i) {
+                                   return tt::round_to(t, tt::get(y, i) * tt::get(xt, i));
+                                 }) == "");
+      }
+    }
+    // 4- and 8-byte integers copied transposed; rank 3 with an outer axis.
+    for (st::DType t : {st::i32, st::i64}) {
+      const RawTensor n = raw::normal({2, 300, 170}, 73, st::f64);
+      const RawTensor xt =
+          raw::cast(raw::binary(BinaryOp::mul, n, raw::full(n.shape(), 1e5, st::f64)), t)
+              .permute({0, 2, 1});
+      sd::stream_transposed_bytes() = std::numeric_limits<int64_t>::max();
+      const RawTensor plain = raw::contiguous(xt);
+      sd::stream_transposed_bytes() = 0;
+      const RawTensor streamed = raw::contiguous(xt);
+      INFO(tt::dname(t) << " threads " << threads);
+      CHECK(tt::first_mismatch(streamed, xt.shape(), t,
+                               [&](const Idx& i) { return tt::get(xt, i); }) == "");
+      CHECK(tt::first_mismatch(plain, xt.shape(), t,
+                               [&](const Idx& i) { return tt::get(streamed, i); }) == "");
+    }
+  }
+}
