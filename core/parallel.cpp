@@ -184,7 +184,12 @@ void parallel_for_pieces(int64_t begin, int64_t end, int64_t grain,
     return;
   }
   auto p = pool();
-  const int pieces = static_cast<int>(std::min<int64_t>(p->size(), (n + grain - 1) / grain));
+  if (p->size() == 1) {
+    fn(begin, end);
+    return;
+  }
+  const int pieces = static_cast<int>(
+      std::min<int64_t>(int64_t(p->size()) * kPiecesPerThread, (n + grain - 1) / grain));
   if (pieces <= 1) {
     fn(begin, end);
     return;

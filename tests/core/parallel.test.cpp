@@ -2,6 +2,7 @@
 // Tests for core/parallel.hpp. Every test restores the thread count it found.
 #include "core/parallel.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -63,7 +64,10 @@ TEST_CASE("parallel_for covers [begin, end) exactly once", "[core]") {
             int64_t once = 0;
             for (int c : counts) once += c == 1;
             REQUIRE(once == size);
-            REQUIRE(pieces <= threads);  // at most one piece per thread
+            // One piece on one thread; else at most kPiecesPerThread per thread, each of a grain
+            // or more.
+            REQUIRE(pieces <= (threads == 1 ? 1 : threads * st::detail::kPiecesPerThread));
+            REQUIRE(pieces <= std::max<int64_t>(1, (size + grain - 1) / grain));
             if (size == 0) REQUIRE(pieces == 0);
             if (size > 0 && size <= grain) REQUIRE(pieces == 1);  // small ranges run inline
           }
