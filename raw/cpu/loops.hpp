@@ -360,7 +360,7 @@ void parallel_walk_staged(const Shape& shape, const std::array<const Layout*, N>
   // then stored by vmath's stream_lines): no read-for-ownership of its lines.
   // The add of a transposed and a contiguous 4096 x 4096 f32 matrix on AMD Zen
   // 4: 9.5 -> 7.1 ms with either instruction set; streaming the rows 16 at a
-  // time instead of one by one was slower (the stores then go out in bursts).
+  // time instead of one by one was no faster.
   // The result's write prefetch is then left out (it would read in the very
   // lines the streaming stores skip reading), and the other operands' rows
   // are prefetched into L2 rather than L1: 7.6 -> 7.0 ms there.
