@@ -27,12 +27,6 @@ using st::UnaryOp;
 
 namespace {
 
-/// Restores the library's thread count when a test ends, even on failure.
-struct ThreadCountGuard {
-  int saved = st::num_threads();
-  ~ThreadCountGuard() { st::set_num_threads(saved); }
-};
-
 /// The bytes of t's elements in row-major order.
 std::vector<unsigned char> bits(const RawTensor& t) {
   std::vector<unsigned char> out(std::size_t(t.numel()) * st::dtype_size(t.dtype()));
@@ -52,7 +46,7 @@ int64_t differing(const std::vector<unsigned char>& a, const std::vector<unsigne
 
 /// Runs f at 1 thread and at 2, 3 and 4; every result must have the same bits.
 void same_bits_for_any_thread_count(const std::string& what, const std::function<RawTensor()>& f) {
-  ThreadCountGuard guard;
+  tt::ThreadCountGuard guard;
   st::set_num_threads(1);
   const RawTensor ref = f();
   const std::vector<unsigned char> want = bits(ref);

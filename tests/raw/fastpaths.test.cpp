@@ -24,22 +24,6 @@ using st::Shape;
 using st::UnaryOp;
 using Idx = std::vector<int64_t>;
 
-namespace {
-
-std::vector<float> host_f32(const RawTensor& t) {
-  std::vector<float> v(std::size_t(t.numel()));
-  raw::to_host(t, v.data());
-  return v;
-}
-
-/// Restores the thread count when a test ends.
-struct Threads {
-  int saved = st::num_threads();
-  ~Threads() { st::set_num_threads(saved); }
-};
-
-}  // namespace
-
 TEST_CASE("transposed operands walk in tiles and match the reference", "[raw]") {
   for (st::DType t : {st::f32, st::f64}) {
     for (const Shape& s : {Shape{130, 70}, Shape{64, 64}, Shape{65, 129}, Shape{200, 3}}) {
@@ -108,7 +92,7 @@ TEST_CASE("broadcast-scalar and negative-stride operands take their fast paths c
 }
 
 TEST_CASE("results are the same bits on 1 and 2 threads around the parallel threshold", "[raw]") {
-  Threads restore;
+  tt::ThreadCountGuard restore;
   const int64_t grain = int64_t{1} << 15;
   for (int64_t n : {grain - 1, grain, grain + 1, 2 * grain + 3, int64_t{1} << 20}) {
     const RawTensor x = raw::normal({n}, 9, st::f32);
@@ -117,16 +101,16 @@ TEST_CASE("results are the same bits on 1 and 2 threads around the parallel thre
     for (int threads : {1, 2}) {
       st::set_num_threads(threads);
       auto& g = got[threads - 1];
-      g.push_back(host_f32(raw::unary(UnaryOp::exp, x)));
-      g.push_back(host_f32(raw::binary(BinaryOp::add, x, y)));
-      g.push_back(host_f32(raw::reduce(st::ReduceOp::sum, x, {0})));
-      g.push_back(host_f32(
+      g.push_back(tt::host_elems<float>(raw::unary(UnaryOp::exp, x)));
+      g.push_back(tt::host_elems<float>(raw::binary(BinaryOp::add, x, y)));
+      g.push_back(tt::host_elems<float>(raw::reduce(st::ReduceOp::sum, x, {0})));
+      g.push_back(tt::host_elems<float>(
           raw::reduce(st::ReduceOp::sum, raw::reshape(x.slice(0, 0, n / 3 * 3), {n / 3, 3}), {0})));
     }
     INFO("n = " << n);
     CHECK(got[0] == got[1]);
     const std::vector<float> e = got[0][0];
-    const std::vector<float> xv = host_f32(x);
+    const std::vector<float> xv = tt::host_elems<float>(x);
     bool ok = true;
     for (std::size_t i = 0; i < e.size(); ++i) {
       ok = ok && tt::same_value(e[i], double(float(std::exp(double(xv[i])))), 1e-6);
@@ -137,16 +121,16 @@ TEST_CASE("results are the same bits on 1 and 2 threads around the parallel thre
 
 TEST_CASE("float sums are exact on ones and accurate on normals over every axis", "[raw]") {
   const RawTensor ones = raw::full({int64_t{1} << 24}, 1.0, st::f32);
-  CHECK(host_f32(raw::reduce(st::ReduceOp::sum, ones, {0}))[0] == 16777216.0f);
+  CHECK(tt::host_elems<float>(raw::reduce(st::ReduceOp::sum, ones, {0}))[0] == 16777216.0f);
   const RawTensor ones2 = raw::full({4096, 4096}, 1.0, st::f32);
-  CHECK(host_f32(raw::reduce(st::ReduceOp::sum, ones2, {0, 1}))[0] == 16777216.0f);
+  CHECK(tt::host_elems<float>(raw::reduce(st::ReduceOp::sum, ones2, {0, 1}))[0] == 16777216.0f);
 
   const int64_t n = 10'000'000;
   const RawTensor x = raw::normal({n}, 11, st::f32);
-  const std::vector<float> xv = host_f32(x);
+  const std::vector<float> xv = tt::host_elems<float>(x);
   double exact = 0;
   for (float v : xv) exact += double(v);
-  const double got = host_f32(raw::reduce(st::ReduceOp::sum, x, {0}))[0];
+  const double got = tt::host_elems<float>(raw::reduce(st::ReduceOp::sum, x, {0}))[0];
   INFO("sum " << got << " vs f64 " << exact);
   CHECK(std::fabs(got - exact) <= 1e-5 * std::fabs(exact));
 
@@ -163,9 +147,9 @@ TEST_CASE("float sums are exact on ones and accurate on normals over every axis"
         rows[std::size_t(i)] += v, cols[std::size_t(j)] += v, all += v;
       }
     }
-    const auto s1 = host_f32(raw::reduce(st::ReduceOp::sum, a, {1}));
-    const auto s0 = host_f32(raw::reduce(st::ReduceOp::sum, a, {0}));
-    const auto sa = host_f32(raw::reduce(st::ReduceOp::sum, a, {0, 1}));
+    const auto s1 = tt::host_elems<float>(raw::reduce(st::ReduceOp::sum, a, {1}));
+    const auto s0 = tt::host_elems<float>(raw::reduce(st::ReduceOp::sum, a, {0}));
+    const auto sa = tt::host_elems<float>(raw::reduce(st::ReduceOp::sum, a, {0, 1}));
     double worst = 0;
     for (int64_t i = 0; i < R; ++i)
       worst = std::max(worst, std::fabs(s1[std::size_t(i)] - rows[std::size_t(i)]));

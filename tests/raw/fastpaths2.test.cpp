@@ -34,23 +34,6 @@ using st::UnaryOp;
 using Idx = std::vector<int64_t>;
 
 namespace {
-
-/// Restores the thread count when a test ends.
-struct Threads {
-  int saved = st::num_threads();
-  ~Threads() { st::set_num_threads(saved); }
-};
-
-template <class T>
-std::vector<T> host(const RawTensor& t) {
-  std::vector<T> v(std::size_t(t.numel()));
-  raw::to_host(t, v.data());
-  return v;
-}
-
-}  // namespace
-
-namespace {
 /// Runs the transpose kernel of elements E (uint32_t: transpose32, uint64_t: transpose64)
 /// on padded strides and odd sizes, forwards and with a negative source stride, against a
 /// double loop.
@@ -105,7 +88,7 @@ TEST_CASE("the 4- and 8-byte transpose kernels of every instruction set match a 
 }
 
 TEST_CASE("transposed operands staged in either CPU's tiles match the reference", "[raw]") {
-  Threads restore;
+  tt::ThreadCountGuard restore;
   // Both tiles stage_tile() chooses from (64 x 1024 and 512 x 128), whichever
   // CPU runs the test; their edges and those of the 16 x 16 kernel, odd sizes.
   const st::detail::StageTile cpu_tile = st::detail::stage_tile();
@@ -164,7 +147,7 @@ TEST_CASE("transposed operands staged in either CPU's tiles match the reference"
 }
 
 TEST_CASE("copies of transposed views go straight into their result, at any offset", "[raw]") {
-  Threads restore;
+  tt::ThreadCountGuard restore;
   for (int threads : {1, 2}) {
     st::set_num_threads(threads);
     for (st::DType t : {st::f32, st::f64, st::i32, st::i64, st::bool_}) {
@@ -199,15 +182,15 @@ TEST_CASE("copies of transposed views go straight into their result, at any offs
 }
 
 TEST_CASE("staged transposed walks give the same bits on 1 and 2 threads", "[raw]") {
-  Threads restore;
+  tt::ThreadCountGuard restore;
   const RawTensor xt = raw::normal({600, 530}, 13, st::f32).transpose(0, 1);
   const RawTensor y = raw::normal({530, 600}, 14, st::f32);
   st::set_num_threads(1);
-  const auto e1 = host<float>(raw::unary(UnaryOp::exp, xt));
-  const auto a1 = host<float>(raw::binary(BinaryOp::add, xt, y));
+  const auto e1 = tt::host_elems<float>(raw::unary(UnaryOp::exp, xt));
+  const auto a1 = tt::host_elems<float>(raw::binary(BinaryOp::add, xt, y));
   st::set_num_threads(2);
-  CHECK(host<float>(raw::unary(UnaryOp::exp, xt)) == e1);
-  CHECK(host<float>(raw::binary(BinaryOp::add, xt, y)) == a1);
+  CHECK(tt::host_elems<float>(raw::unary(UnaryOp::exp, xt)) == e1);
+  CHECK(tt::host_elems<float>(raw::binary(BinaryOp::add, xt, y)) == a1);
 }
 
 TEST_CASE("the staging buffer is a whole huge page per thread, kept and grown on demand", "[raw]") {
@@ -250,7 +233,7 @@ TEST_CASE("row_prefetcher has a fixed-count prefetcher for rows of 1 to 16 lines
 
 TEST_CASE("large contiguous fills stream every element, unaligned starts and tails included",
           "[raw]") {
-  Threads restore;
+  tt::ThreadCountGuard restore;
   // 8 MiB and up take the streaming path; offsets make the start unaligned.
   for (int threads : {1, 2}) {
     st::set_num_threads(threads);
@@ -260,7 +243,7 @@ TEST_CASE("large contiguous fills stream every element, unaligned starts and tai
       const RawTensor part =
           big.slice(0, 3 + extra, 3 + extra + n, 1);  // a contiguous view, offset start
       raw::fill_(part, -2.5);
-      const auto v = host<float>(big);
+      const auto v = tt::host_elems<float>(big);
       bool ok = true;
       for (int64_t i = 0; i < n + 40; ++i) {
         const bool inside = i >= 3 + extra && i < 3 + extra + n;
@@ -275,7 +258,7 @@ TEST_CASE("large contiguous fills stream every element, unaligned starts and tai
       const auto want = raw::cast(raw::full({1}, 3, t), st::f64);
       double w = 0;
       raw::to_host(want, &w);
-      const auto v = host<double>(raw::cast(x, st::f64));
+      const auto v = tt::host_elems<double>(raw::cast(x, st::f64));
       bool ok = true;
       for (double e : v) ok = ok && e == w;
       INFO(tt::dname(t));
@@ -285,14 +268,14 @@ TEST_CASE("large contiguous fills stream every element, unaligned starts and tai
 }
 
 TEST_CASE("index_add into a large broadcast zero matches a scatter loop", "[raw]") {
-  Threads restore;
+  tt::ThreadCountGuard restore;
   const int64_t rows = 40000, cols = 64, picks = 5000;  // 10 MiB: the streaming fill
   std::vector<int64_t> idx(picks);
   for (int64_t j = 0; j < picks; ++j) idx[std::size_t(j)] = (j * 7919) % rows / ((j % 3) + 1);
   const RawTensor it = raw::from_host(idx.data(), {picks}, st::i64);
   const RawTensor src = raw::normal({picks, cols}, 15, st::f32);
   const RawTensor zero = raw::full({1, 1}, 0, st::f32).expand({rows, cols});
-  const auto s = host<float>(src);
+  const auto s = tt::host_elems<float>(src);
   std::vector<double> want(std::size_t(rows * cols), 0.0);
   for (int64_t j = 0; j < picks; ++j) {
     for (int64_t c = 0; c < cols; ++c) {
@@ -302,7 +285,7 @@ TEST_CASE("index_add into a large broadcast zero matches a scatter loop", "[raw]
   std::vector<float> first;
   for (int threads : {1, 2}) {
     st::set_num_threads(threads);
-    const auto got = host<float>(raw::index_add(zero, 0, it, src));
+    const auto got = tt::host_elems<float>(raw::index_add(zero, 0, it, src));
     bool ok = true;
     for (std::size_t i = 0; i < got.size(); ++i) {
       ok = ok && std::abs(double(got[i]) - want[i]) <= 1e-5 * (1 + std::abs(want[i]));
@@ -321,7 +304,7 @@ TEST_CASE("gathers of whole rows of every length, 4 bytes to past 1 KiB, copy ev
   // then 16 for longer rows): i32 rows of 1 to 300 elements cover each count,
   // starting at any 4-byte offset (column slices), and the last rows of each
   // thread's piece, which are prefetched nothing ahead.
-  Threads restore;
+  tt::ThreadCountGuard restore;
   const int64_t rows = 701, picks = 2999, width = 301;
   std::vector<int32_t> table(std::size_t(rows * width));
   for (std::size_t i = 0; i < table.size(); ++i) table[i] = int32_t(i * 2654435761u % 1000003);
@@ -335,7 +318,7 @@ TEST_CASE("gathers of whole rows of every length, 4 bytes to past 1 KiB, copy ev
       for (const int64_t cols :
            {1, 2, 15, 16, 17, 31, 32, 33, 64, 65, 112, 128, 129, 200, 255, 256, 257, 300}) {
         const RawTensor x = t.slice(1, c0, c0 + cols, 1);
-        const auto got = host<int32_t>(raw::index_select(x, 0, it));
+        const auto got = tt::host_elems<int32_t>(raw::index_select(x, 0, it));
         bool ok = got.size() == std::size_t(picks * cols);
         for (int64_t j = 0; ok && j < picks; ++j) {
           ok = std::memcmp(&got[std::size_t(j * cols)],
@@ -350,7 +333,7 @@ TEST_CASE("gathers of whole rows of every length, 4 bytes to past 1 KiB, copy ev
 }
 
 TEST_CASE("large gathers of table rows, streamed or not, copy every row", "[raw]") {
-  Threads restore;
+  tt::ThreadCountGuard restore;
   struct RestoreStreams {
     bool units = st::detail::gather_streams(), lines = st::detail::gather_streams_lines();
     ~RestoreStreams() {
@@ -379,8 +362,8 @@ TEST_CASE("large gathers of table rows, streamed or not, copy every row", "[raw]
       for (const int64_t c0 : {int64_t{0}, int64_t{1}}) {
         for (const int64_t cols : {int64_t{64}, int64_t{62}}) {
           const RawTensor x = table.slice(1, c0, c0 + cols, 1);
-          const auto got = host<float>(raw::index_select(x, 0, it));
-          const auto xs = host<float>(raw::contiguous(x));
+          const auto got = tt::host_elems<float>(raw::index_select(x, 0, it));
+          const auto xs = tt::host_elems<float>(raw::contiguous(x));
           bool ok = got.size() == std::size_t(picks * cols);
           for (int64_t j = 0; ok && j < picks; ++j) {
             ok = std::memcmp(&got[std::size_t(j * cols)],

@@ -34,20 +34,10 @@ namespace {
 
 /// Restores the thread count and the streaming threshold when a test ends.
 struct Restore {
-  int threads = st::num_threads();
+  tt::ThreadCountGuard threads;
   int64_t bytes = sd::stream_transposed_bytes();
-  ~Restore() {
-    st::set_num_threads(threads);
-    sd::stream_transposed_bytes() = bytes;
-  }
+  ~Restore() { sd::stream_transposed_bytes() = bytes; }
 };
-
-template <class T>
-std::vector<T> host(const RawTensor& t) {
-  std::vector<T> v(std::size_t(t.numel()));
-  raw::to_host(t, v.data());
-  return v;
-}
 
 std::vector<vm::Isa> isas() {
   std::vector<vm::Isa> out;
@@ -286,9 +276,9 @@ TEST_CASE("ops on transposed views give the same bits streamed and not, and matc
           sd::stream_transposed_bytes() = 0;
           const RawTensor streamed = op();
           if (t == st::f32) {
-            CHECK(host<float>(streamed) == host<float>(plain));
+            CHECK(tt::host_elems<float>(streamed) == tt::host_elems<float>(plain));
           } else {
-            CHECK(host<double>(streamed) == host<double>(plain));
+            CHECK(tt::host_elems<double>(streamed) == tt::host_elems<double>(plain));
           }
           return streamed;
         };

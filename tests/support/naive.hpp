@@ -136,6 +136,21 @@ inline int64_t get_int(const RawTensor& dev, const std::vector<int64_t>& idx) {
   return int64_t(get(t, idx));
 }
 
+/// The elements of t (of element type T) in row-major order, copied by raw::to_host: the
+/// exact bits the library produced, to compare two results for equality.
+template <class T>
+std::vector<T> host_elems(const RawTensor& t) {
+  std::vector<T> v(std::size_t(t.numel()));
+  raw::to_host(t, v.data());
+  return v;
+}
+
+/// Restores the library's thread count when a test ends, even on failure.
+struct ThreadCountGuard {
+  int saved = num_threads();
+  ~ThreadCountGuard() { set_num_threads(saved); }
+};
+
 /// All elements in row-major order as doubles.
 inline std::vector<double> values(const RawTensor& dev) {
   const RawTensor t = host_view(dev);
