@@ -259,8 +259,11 @@ TEST_CASE("the staged walk streams its result rows from the threshold on", "[raw
 
 TEST_CASE("ops on transposed views give the same bits streamed and not, and match loops", "[raw]") {
   Restore restore;
-  // Sizes across the 16 x 16 / 8 x 8 blocks, the staged tiles and the 4096-element runs.
-  const std::vector<Shape> shapes{{256, 256}, {257, 300}, {130, 1030}, {1025, 131}, {48, 4500}};
+  // Results whose rows are whole lines (streamed), with rows past the 16 x 16 / 8 x 8 blocks
+  // and the staged tiles, and columns past the 4096-element runs; then rows that are not
+  // whole lines (not streamed: the same walks as below the threshold).
+  const std::vector<Shape> shapes{{256, 256}, {263, 320},  {1030, 144}, {70, 4608},
+                                  {257, 300}, {130, 1030}, {48, 4500}};
   for (int threads : {1, 2}) {
     st::set_num_threads(threads);
     for (st::DType t : {st::f32, st::f64}) {
