@@ -429,6 +429,20 @@ void parallel_walk_staged(const Shape& shape, const std::array<const Layout*, N>
       });
 }
 
+/// Whether out (unit stride along its rows) and x (unit stride down out's
+/// columns, a positive stride along them: a transposed view) pair up for
+/// copy_transposed or stream_transposed, over more than kTile x kTile
+/// elements; p is then their plan, prepared by prepare_tiles, with x's row
+/// stride in sk and out's in ldd.
+inline bool transposed_pair(const Layout& out, const Layout& x, StridedPlan<2>& p, int64_t& sk,
+                            int64_t& ldd) {
+  p = make_plan<2>(out.shape, {&out, &x});
+  if (p.numel <= kTile * kTile || !prepare_tiles(p)) return false;
+  const std::size_t r = p.shape.size();
+  sk = p.strides[1][r - 1], ldd = p.strides[0][r - 2];
+  return p.strides[1][r - 2] == 1 && sk > 1 && p.strides[0][r - 1] == 1 && ldd > 0;
+}
+
 /// A copy between two layouts of one shape and element size whose source is
 /// read across its fast dim (a transposed view into a row-major result): each
 /// tile is transposed straight into the result (vmath's transpose kernels),
@@ -439,15 +453,14 @@ void parallel_walk_staged(const Shape& shape, const std::array<const Layout*, N>
 /// faster than the staged walk's tile. Transposed f64 copies, AVX-512 / AVX2:
 /// 256 x 256 58 -> 10 / 14 us, 512 x 512 214 -> 68 / 95 us, 4096 x 4096 15.7
 /// -> 10.6 / 14.0 ms; f32 256 x 256 28 -> 7 / 9 us, 4096 x 4096 unchanged
-/// (6.0-7.4 ms). Returns false, having done nothing, for any other pair of
-/// layouts.
+/// (6.0-7.4 ms). CpuBackend::copy tries stream_transposed first, so large
+/// results of 4- and 8-byte elements no longer come here. Returns false,
+/// having done nothing, for any other pair of layouts.
 inline bool copy_transposed(char* out_base, const Layout& out, const char* src, const Layout& x,
                             int size) {
-  StridedPlan<2> p = make_plan<2>(out.shape, {&out, &x});
-  if (p.numel <= kTile * kTile || !prepare_tiles(p)) return false;
-  const std::size_t r = p.shape.size();
-  const int64_t sk = p.strides[1][r - 1], ldd = p.strides[0][r - 2];
-  if (p.strides[1][r - 2] != 1 || sk <= 1 || p.strides[0][r - 1] != 1 || ldd <= 0) return false;
+  StridedPlan<2> p;
+  int64_t sk = 0, ldd = 0;
+  if (!transposed_pair(out, x, p, sk, ldd)) return false;
   for_each_tile(
       p, std::max(1, 128 / size), 1024,
       [&](const std::array<int64_t, 2>& base, int64_t b0, int64_t b1, int64_t a0, int64_t n) {
@@ -472,18 +485,15 @@ inline bool copy_transposed(char* out_base, const Layout& out, const char* src, 
 inline bool stream_transposed(char* out_base, const Layout& out, const char* src, const Layout& x,
                               int size, vmath::StreamTranspose run) {
   if (size != 4 && size != 8) return false;
-  StridedPlan<2> p = make_plan<2>(out.shape, {&out, &x});
-  if (p.numel * size < stream_transposed_bytes() || p.numel <= kTile * kTile || !prepare_tiles(p)) {
-    return false;
-  }
-  const std::size_t r = p.shape.size();
-  const int64_t sk = p.strides[1][r - 1], ldd = p.strides[0][r - 2];
-  if (p.strides[1][r - 2] != 1 || sk <= 1 || p.strides[0][r - 1] != 1 || ldd <= 0 ||
+  StridedPlan<2> p;
+  int64_t sk = 0, ldd = 0;
+  if (!transposed_pair(out, x, p, sk, ldd) || p.numel * size < stream_transposed_bytes() ||
       ldd * size % 64 != 0) {
     return false;
   }
   // Every row of the result starts on a line: its outer strides are multiples
   // of ldd (contiguous) or checked here.
+  const std::size_t r = p.shape.size();
   for (std::size_t d = 0; d + 2 < r; ++d) {
     if (p.strides[0][d] * size % 64 != 0) return false;
   }
