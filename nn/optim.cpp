@@ -111,40 +111,27 @@ void SGD::init_state(State& st, const Tensor& p) const {
 }
 
 void SGD::update(Tensor& p, const Tensor& g, State& st) const {
-  // c[0] = weight_decay, c[1] = momentum, c[2] = lr, c[3] = lr * momentum.
-  Tensor& s = st.scratch;
+  // Each line one pass over the parameter's size: raw::axpby_ scales and adds in
+  // place. The same values as scaling into a scratch buffer and subtracting it.
+  const Tensor* d = &g;      // the gradient, with the weight decay added
   if (weight_decay_ != 0) {  // s = g + weight_decay p
-    set(st.c[0], weight_decay_);
-    raw::copy_(s.raw(), p.raw());
-    apply(BinaryOp::mul, s, st.c[0]);
-    apply(BinaryOp::add, s, g);
-  } else {
-    raw::copy_(s.raw(), g.raw());
+    raw::copy_(st.scratch.raw(), g.raw());
+    raw::axpby_(st.scratch.raw(), 1, p.raw(), weight_decay_);
+    d = &st.scratch;
   }
-  set(st.c[2], lr_);
-  if (momentum_ != 0) {
-    Tensor& buf = st.a;
-    if (st.t == 1) {
-      raw::copy_(buf.raw(), s.raw());
-    } else {
-      set(st.c[1], momentum_);
-      apply(BinaryOp::mul, buf, st.c[1]);
-      apply(BinaryOp::add, buf, s);
-    }
-    if (nesterov_) {  // p -= lr g; p -= lr momentum buf
-      apply(BinaryOp::mul, s, st.c[2]);
-      apply(BinaryOp::sub, p, s);
-      set(st.c[3], lr_ * momentum_);
-      raw::copy_(s.raw(), buf.raw());
-      apply(BinaryOp::mul, s, st.c[3]);
-    } else {
-      raw::copy_(s.raw(), buf.raw());
-      apply(BinaryOp::mul, s, st.c[2]);
-    }
+  if (momentum_ == 0) return raw::axpby_(p.raw(), 1, d->raw(), -lr_);
+  Tensor& buf = st.a;  // buf = momentum buf + d (d at the first step)
+  if (st.t == 1) {
+    raw::copy_(buf.raw(), d->raw());
   } else {
-    apply(BinaryOp::mul, s, st.c[2]);
+    raw::axpby_(buf.raw(), momentum_, d->raw(), 1);
   }
-  apply(BinaryOp::sub, p, s);
+  if (nesterov_) {  // p -= lr d; p -= lr momentum buf
+    raw::axpby_(p.raw(), 1, d->raw(), -lr_);
+    raw::axpby_(p.raw(), 1, buf.raw(), -(lr_ * momentum_));
+  } else {
+    raw::axpby_(p.raw(), 1, buf.raw(), -lr_);
+  }
 }
 
 // --- Adam / AdamW -----------------------------------------------------------

@@ -56,6 +56,9 @@ class Backend {
   /// out may be a view aliasing a exactly (in-place ops); a and b have out's shape.
   virtual void binary(BinaryOp op, const RawTensor& out, const RawTensor& a,
                       const RawTensor& b) = 0;
+  /// out[...] = alpha * out[...] + beta * x[...] in place (raw::axpby_); x of out's shape and
+  /// float dtype, aliasing out exactly or not at all; alpha and beta rounded to the dtype.
+  virtual void axpby(const RawTensor& out, double alpha, const RawTensor& x, double beta) = 0;
   /// out[...] = cond[...] ? a[...] : b[...]; all of out's shape, cond bool.
   virtual void where(const RawTensor& out, const RawTensor& cond, const RawTensor& a,
                      const RawTensor& b) = 0;

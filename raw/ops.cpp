@@ -506,4 +506,17 @@ void binary_(BinaryOp op, const RawTensor& dst, const RawTensor& src) {
   dst.storage()->bump_version();
 }
 
+void axpby_(const RawTensor& dst, double alpha, const RawTensor& src, double beta) {
+  constexpr std::string_view name = "axpby_";
+  require_defined(dst, name);
+  require_defined(src, name);
+  require_same_device(dst, src, name);
+  require_same_shape(dst, src, name);
+  require_same_dtype(dst, src, name);
+  require_float(dst.dtype(), name);
+  require_writable(dst, name);
+  if (dst.numel() > 0) backend_for(dst.device()).axpby(dst, alpha, unaliased(dst, src), beta);
+  dst.storage()->bump_version();
+}
+
 }  // namespace strata::raw

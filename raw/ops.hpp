@@ -84,5 +84,9 @@ void fill_(const RawTensor& dst, double value);
 void copy_(const RawTensor& dst, const RawTensor& src);
 /// dst[...] = dst[...] op src[...] (same shape and dtype; arithmetic ops only).
 void binary_(BinaryOp op, const RawTensor& dst, const RawTensor& src);
+/// dst[...] = alpha * dst[...] + beta * src[...] in one pass (same shape, one float dtype;
+/// alpha and beta rounded to it): the optimisers' updates, e.g. p -= lr * g as
+/// `axpby_(p, 1, g, -lr)`.
+void axpby_(const RawTensor& dst, double alpha, const RawTensor& src, double beta);
 
 }  // namespace strata::raw

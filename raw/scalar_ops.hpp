@@ -175,6 +175,12 @@ struct Add {
     return wrap_add(a, b);
   }
 };
+/// alpha * a + beta * b, in T (raw::axpby_).
+template <class T>
+struct Axpby {
+  T alpha, beta;
+  STRATA_HD T operator()(T a, T b) const { return alpha * a + beta * b; }
+};
 struct Sub {
   template <class T>
   STRATA_HD T operator()(T a, T b) const {

@@ -24,6 +24,7 @@ class CpuBackend final : public Backend {
   void to_host(const RawTensor& x, void* dst) override;
   void unary(UnaryOp op, const RawTensor& out, const RawTensor& x) override;
   void binary(BinaryOp op, const RawTensor& out, const RawTensor& a, const RawTensor& b) override;
+  void axpby(const RawTensor& out, double alpha, const RawTensor& x, double beta) override;
   void where(const RawTensor& out, const RawTensor& cond, const RawTensor& a,
              const RawTensor& b) override;
   void reduce(ReduceOp op, const RawTensor& out, const RawTensor& x, const Shape& axes) override;

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
-// CPU elementwise kernels: fill, copy (with cast), creation, unary, binary, where.
-// Contract: raw/ops.cpp has validated shapes and dtypes (and integer divisors);
-// `out` is written, never read (except binary with out aliasing a, which reads
-// before writing). The arithmetic is raw/scalar_ops.hpp's, shared with CUDA;
-// exp, log, sin, cos, tanh and sqrt of contiguous blocks go to raw/cpu/vmath.
+// CPU elementwise kernels: fill, copy (with cast), creation, unary, binary, axpby,
+// where. Contract: raw/ops.cpp has validated shapes and dtypes (and integer
+// divisors); `out` is written, never read (except binary with out aliasing a,
+// and axpby, which read each element before writing it). The arithmetic is
+// raw/scalar_ops.hpp's, shared with CUDA; exp, log, sin, cos, tanh and sqrt of
+// contiguous blocks go to raw/cpu/vmath.
 #include <algorithm>
 #include <atomic>
 #include <bit>
 #include <cmath>
+#include <concepts>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -305,6 +307,12 @@ void CpuBackend::unary(UnaryOp op, const RawTensor& out, const RawTensor& x) {
 void CpuBackend::binary(BinaryOp op, const RawTensor& out, const RawTensor& a, const RawTensor& b) {
   visit_dtype(a.dtype(), op_name(op),
               [&]<class T>(type_tag<T>) { binary_typed<T>(op, out, a, b); });
+}
+
+void CpuBackend::axpby(const RawTensor& out, double alpha, const RawTensor& x, double beta) {
+  visit_dtype(out.dtype(), "axpby_", [&]<std::floating_point T>(type_tag<T>) {
+    map<T, T, T>(out, scalar::Axpby<T>{T(alpha), T(beta)}, out, x);
+  });
 }
 
 void CpuBackend::where(const RawTensor& out, const RawTensor& cond, const RawTensor& a,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // CUDA elementwise kernels: fill, copy (with cast), arange, random, unary,
-// binary, where. Same contract as raw/cpu/elementwise.cpp, and the same
+// binary, axpby, where. Same contract as raw/cpu/elementwise.cpp, and the same
 // arithmetic: both instantiate raw/scalar_ops.hpp's functors and casts.
 #include "core/random.hpp"
 #include "raw/cuda/common.cuh"
@@ -88,6 +88,13 @@ void CudaBackend::binary(BinaryOp op, const RawTensor& out, const RawTensor& a,
     scalar::visit_binary<T>(op, [&](auto fn) {
       launch_map<decltype(fn(T{}, T{})), T, T>(fn, out, {&a, &b});
     });
+  });
+}
+
+void CudaBackend::axpby(const RawTensor& out, double alpha, const RawTensor& x, double beta) {
+  DeviceGuard guard(index_);
+  visit_dtype(out.dtype(), "axpby_", [&]<std::floating_point T>(type_tag<T>) {
+    launch_map<T, T, T>(scalar::Axpby<T>{T(alpha), T(beta)}, out, {&out, &x});
   });
 }
 

@@ -118,6 +118,12 @@ TEST_CASE("cuda: unary and binary ops on every layout", "[cuda]") {
         const st::RawTensor cond = raw::binary(st::BinaryOp::gt, x, y);
         CHECK(compare(raw::where(same_layout_on(cond, d), xd, yd), raw::where(cond, x, y), 0) ==
               "");
+        if (st::is_floating(t)) {  // the optimisers' in-place update, into a copy of x
+          const st::RawTensor on_cpu = raw::contiguous(x), on_dev = raw::to_device(on_cpu, d);
+          raw::axpby_(on_cpu, 0.75, y, -0.3);
+          raw::axpby_(on_dev, 0.75, yd, -0.3);
+          CHECK(compare(on_dev, on_cpu, 4 * tol_for(t)) == "");
+        }
       }
     }
     // Integer division truncates, and by zero it throws (as on the CPU).

@@ -84,6 +84,22 @@ TEST_CASE("SGD against its update equations", "[nn]") {
   }
 }
 
+TEST_CASE("SGD's one-pass f32 update has the bits of p - lr * g in tensor ops", "[nn]") {
+  const Problem pr(3);
+  nn::Params params = pr.params(st::f32);
+  nn::Params want = pr.params(st::f32);
+  nn::SGD opt(0.037);
+  for (int s = 0; s < 3; ++s) {
+    const nn::Params g = pr.grad(s, st::f32);
+    opt.step(params, g);
+    for (auto& [k, w] : want) w = w - g.at(k) * 0.037;
+  }
+  for (const auto& [k, w] : want) {
+    INFO("parameter " << k);
+    CHECK(params.at(k).to_vector<float>() == w.to_vector<float>());
+  }
+}
+
 TEST_CASE("Adam and AdamW against Kingma & Ba / Loshchilov & Hutter", "[nn]") {
   const Problem pr(5);
   const double lr = 0.01, b1 = 0.8, b2 = 0.95, eps = 1e-6;

@@ -294,10 +294,22 @@ TEST_CASE("in place: bad inputs", "[raw]") {
         st::raw::binary_(BinaryOp::div, raw_zeros({2}, st::i32), raw_zeros({2}, st::i32)),
         st::ValueError);
   }
+  SECTION("axpby_: integer or mixed dtypes, shapes differ, a broadcast destination") {
+    const RawTensor i = raw_zeros({2, 3}, st::i64);
+    CHECK_THROWS_AS(st::raw::axpby_(i, 1, i, 1), st::DTypeError);
+    CHECK_THROWS_WITH(st::raw::axpby_(i, 1, i, 1), Contains("axpby_") && Contains("i64"));
+    CHECK_THROWS_AS(st::raw::axpby_(x, 1, raw_zeros({2, 3}, st::f64), 1), st::DTypeError);
+    CHECK_THROWS_AS(st::raw::axpby_(x, 1, raw_zeros({3, 2}), 1), st::ShapeError);
+    CHECK_THROWS_WITH(st::raw::axpby_(x, 1, raw_zeros({3, 2}), 1),
+                      Contains("axpby_") && Contains("[2, 3]") && Contains("[3, 2]"));
+    const RawTensor row = raw_zeros({3});
+    CHECK_THROWS_AS(st::raw::axpby_(row.expand({2, 3}), 1, x, 1), st::ValueError);
+  }
   SECTION("a rejected in-place op does not bump the version") {
     const uint64_t v0 = x.version();
     CHECK_THROWS(st::raw::copy_(x, raw_zeros({3, 2})));
     CHECK_THROWS(st::raw::binary_(BinaryOp::add, x, raw_zeros({2, 3}, st::f64)));
+    CHECK_THROWS(st::raw::axpby_(x, 1, raw_zeros({2, 3}, st::f64), 1));
     CHECK(x.version() == v0);
   }
 }
@@ -331,6 +343,8 @@ TEST_CASE("undefined (default-constructed) tensors -> ValueError", "[raw]") {
     CHECK_THROWS_AS(st::raw::copy_(u, x), st::ValueError);
     CHECK_THROWS_AS(st::raw::copy_(x, u), st::ValueError);
     CHECK_THROWS_AS(st::raw::binary_(BinaryOp::add, u, x), st::ValueError);
+    CHECK_THROWS_AS(st::raw::axpby_(u, 1, x, 1), st::ValueError);
+    CHECK_THROWS_AS(st::raw::axpby_(x, 1, u, 1), st::ValueError);
   }
   SECTION("accessors that need storage") {
     // Found on the first GPU run: device() of an undefined tensor read through a null pointer.

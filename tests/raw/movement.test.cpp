@@ -677,6 +677,67 @@ TEST_CASE("binary_", "[raw]") {
   }
 }
 
+TEST_CASE("axpby_", "[raw]") {
+  std::mt19937_64 rng(103);
+  SECTION("axpby_: through views, both float dtypes, any source layout") {
+    const double coefficients[][2] = {{1, -0.037}, {0.9, 1}, {-1.75, 0.3}, {0, 2.5}};
+    for (DType t : {st::f32, st::f64}) {
+      for (tt::LayoutKind sk : tt::kAllLayouts) {
+        for (const auto& [alpha, beta] : coefficients) {
+          const RawTensor base = tt::random_tensor({4, 6}, t, tt::LayoutKind::contiguous, rng);
+          const RawTensor dst = base.slice(1, 0, 6, 2).flip(0);  // [4, 3]
+          const RawTensor src = tt::random_tensor({4, 3}, t, sk, rng);
+          const auto before = storage_values(base);
+          const uint64_t v0 = base.version();
+          st::raw::axpby_(dst, alpha, src, beta);
+          // The columns dst skips keep their values; the others are within rounding of
+          // the sum's terms (scale), which may cancel.
+          auto want = before;
+          std::vector<double> scale(before.size(), 0.0);
+          tt::for_each_index({4, 3}, [&](const Idx& i) {
+            const auto p = std::size_t(tt::storage_index(dst, i));
+            want[p] = alpha * before[p] + beta * tt::get(src, i);
+            scale[p] = std::abs(alpha * before[p]) + std::abs(beta * tt::get(src, i));
+          });
+          const auto got = storage_values(base);
+          bool ok = got.size() == want.size();
+          for (std::size_t p = 0; ok && p < got.size(); ++p) {
+            ok = std::abs(got[p] - want[p]) <= 4 * tt::rel_tol(t) * scale[p];
+          }
+          INFO("axpby_ " << dname(t) << " source " << tt::layout_name(sk) << " alpha " << alpha
+                         << " beta " << beta);
+          CHECK(ok);
+          CHECK(base.version() > v0);
+        }
+      }
+    }
+  }
+  SECTION("axpby_: f32 rounds each product and the sum, as p + (-lr) g = p - lr g") {
+    // The plain ops' results on the same values: the fused pass gives their bits.
+    const RawTensor p = tt::random_tensor({300}, st::f32, tt::LayoutKind::contiguous, rng);
+    const RawTensor g = tt::random_tensor({300}, st::f32, tt::LayoutKind::permuted, rng);
+    const RawTensor lr = st::raw::full({300}, 0.013, st::f32);
+    const RawTensor want = st::raw::binary(BinaryOp::sub, p, st::raw::binary(BinaryOp::mul, g, lr));
+    st::raw::axpby_(p, 1, g, -0.013);
+    CHECK(tt::values(p) == tt::values(want));
+  }
+  SECTION("axpby_: a source sharing the destination's storage") {
+    const RawTensor x = iota({6}, st::f64);
+    st::raw::axpby_(x, 2, x, 3);  // exact alias: 5 x
+    CHECK(tt::values(x) == std::vector<double>{0, 5, 10, 15, 20, 25});
+    st::raw::axpby_(x, 1, x.flip(0), -1);  // x[i] - x_old[5 - i]
+    CHECK(tt::values(x) == std::vector<double>{-25, -15, -5, 5, 15, 25});
+    const RawTensor m = iota({2, 2}, st::f64);
+    st::raw::axpby_(m, 1, m.transpose(0, 1), 1);  // m + m^T
+    CHECK(tt::values(m) == std::vector<double>{0, 3, 3, 6});
+  }
+  SECTION("axpby_: an empty tensor is left as it is") {
+    const RawTensor e = st::raw::empty({0, 3}, st::f32);
+    st::raw::axpby_(e, 2, e, 1);
+    CHECK(e.numel() == 0);
+  }
+}
+
 TEST_CASE("in-place writes to a broadcast view throw and change nothing", "[raw]") {
   const RawTensor base = iota({1, 3});
   const RawTensor wide = base.expand({4, 3});
