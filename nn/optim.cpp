@@ -154,29 +154,17 @@ void Adam::update(Tensor& p, const Tensor& g, State& st) const {
   const double bc1 = 1 - std::pow(o_.beta1, double(st.t));
   const double bc2 = 1 - std::pow(o_.beta2, double(st.t));
   Tensor &m = st.a, &v = st.b, &s = st.scratch;
+  raw::copy_(s.raw(), g.raw());
   if (o_.weight_decay != 0 && !decoupled_) {  // s = g + weight_decay p (L2)
-    set(st.c[0], o_.weight_decay);
-    raw::copy_(s.raw(), p.raw());
-    apply(BinaryOp::mul, s, st.c[0]);
-    apply(BinaryOp::add, s, g);
-  } else {
-    raw::copy_(s.raw(), g.raw());
+    raw::axpby_(s.raw(), 1, p.raw(), o_.weight_decay);
   }
   if (o_.weight_decay != 0 && decoupled_) {  // p -= lr weight_decay p (AdamW)
     set(st.c[0], 1 - lr * o_.weight_decay);
     apply(BinaryOp::mul, p, st.c[0]);
   }
-  // m = b1 m + (1 - b1) s, as s + b1 (m - s): no second scratch buffer.
-  set(st.c[1], o_.beta1);
-  apply(BinaryOp::sub, m, s);
-  apply(BinaryOp::mul, m, st.c[1]);
-  apply(BinaryOp::add, m, s);
-  // v = b2 v + (1 - b2) s^2, likewise.
-  set(st.c[1], o_.beta2);
+  raw::axpby_(m.raw(), o_.beta1, s.raw(), 1 - o_.beta1);  // m = b1 m + (1 - b1) s
   apply(BinaryOp::mul, s, s);
-  apply(BinaryOp::sub, v, s);
-  apply(BinaryOp::mul, v, st.c[1]);
-  apply(BinaryOp::add, v, s);
+  raw::axpby_(v.raw(), o_.beta2, s.raw(), 1 - o_.beta2);  // v = b2 v + (1 - b2) s^2
   // p -= (lr / bc1) m / (sqrt(v) / sqrt(bc2) + eps)
   raw::copy_(s.raw(), v.raw());
   set(st.c[1], 0.5);
@@ -188,9 +176,7 @@ void Adam::update(Tensor& p, const Tensor& g, State& st) const {
   set(st.c[1], -1.0);
   apply(BinaryOp::pow, s, st.c[1]);
   apply(BinaryOp::mul, s, m);
-  set(st.c[1], lr / bc1);
-  apply(BinaryOp::mul, s, st.c[1]);
-  apply(BinaryOp::sub, p, s);
+  raw::axpby_(p.raw(), 1, s.raw(), -(lr / bc1));
 }
 
 }  // namespace strata::nn
