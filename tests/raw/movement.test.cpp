@@ -683,7 +683,8 @@ TEST_CASE("axpby_", "[raw]") {
     const double coefficients[][2] = {{1, -0.037}, {0.9, 1}, {-1.75, 0.3}, {0, 2.5}};
     for (DType t : {st::f32, st::f64}) {
       for (tt::LayoutKind sk : tt::kAllLayouts) {
-        for (const auto& [alpha, beta] : coefficients) {
+        for (const auto& c : coefficients) {
+          const double alpha = c[0], beta = c[1];  // named copies: lambdas capture them
           const RawTensor base = tt::random_tensor({4, 6}, t, tt::LayoutKind::contiguous, rng);
           const RawTensor dst = base.slice(1, 0, 6, 2).flip(0);  // [4, 3]
           const RawTensor src = tt::random_tensor({4, 3}, t, sk, rng);
