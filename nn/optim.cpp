@@ -88,7 +88,6 @@ void Optimizer::step(Params& params, const Params& grads) {
     if (it == state_.end()) {
       State st;
       st.scratch = Tensor(raw::empty(p.shape(), p.dtype(), p.device()));
-      for (Tensor& c : st.c) c = zeros({}, p.dtype(), p.device());
       init_state(st, p);
       it = state_.emplace(name, std::move(st)).first;
     }
@@ -145,8 +144,9 @@ Adam::Adam(const AdamOptions& o, bool decoupled, std::string_view name)
 }
 
 void Adam::init_state(State& st, const Tensor& p) const {
-  st.a = zeros(p.shape(), p.dtype(), p.device());  // the first moment
-  st.b = zeros(p.shape(), p.dtype(), p.device());  // the second moment
+  st.a = zeros(p.shape(), p.dtype(), p.device());               // the first moment
+  st.b = zeros(p.shape(), p.dtype(), p.device());               // the second moment
+  for (Tensor& c : st.c) c = zeros({}, p.dtype(), p.device());  // per-step coefficients
 }
 
 void Adam::update(Tensor& p, const Tensor& g, State& st) const {

@@ -5,8 +5,9 @@
 /// names, shapes and dtypes (what st::grad returns for the map). State
 /// tensors (momentum, moments, one scratch buffer per parameter) are
 /// allocated on a parameter's first step; later steps run on the raw layer's
-/// in-place ops only, with the per-step coefficients written into 0-d
-/// tensors allocated once, so a warmed-up step allocates nothing.
+/// in-place ops only, with the per-step coefficients passed to raw::axpby_
+/// or written into 0-d tensors allocated once, so a warmed-up step allocates
+/// nothing.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -36,12 +37,13 @@ class Optimizer {
  protected:
   /// Per-parameter state: up to two buffers shaped like the parameter (made
   /// by init_state), a scratch buffer (which also records the parameter's
-  /// shape, dtype and device), and 0-d coefficient tensors of its dtype.
+  /// shape, dtype and device), and 0-d coefficient tensors of its dtype
+  /// (Adam's; SGD's coefficients are axpby_'s arguments).
   struct State {
     Tensor a;        ///< first state buffer (momentum, first moment)
     Tensor b;        ///< second state buffer (second moment)
     Tensor scratch;  ///< per-step workspace shaped like the parameter
-    Tensor c[4];     ///< 0-d per-step coefficients
+    Tensor c[2];     ///< 0-d per-step coefficients (made by init_state)
     int64_t t = 0;   ///< this parameter's step count (1 at its first update)
   };
   /// Checks lr (finite, >= 0; ValueError) and records the name used in error messages.
