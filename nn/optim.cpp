@@ -12,14 +12,6 @@ using strata::detail::fail;
 
 namespace {
 
-// dst op= src, where src is a same-shaped tensor or a 0-d coefficient
-// (broadcast as a zero-stride view: no memory). No allocation.
-void apply(BinaryOp op, const Tensor& dst, const Tensor& src) {
-  const RawTensor& s = src.raw();
-  raw::binary_(op, dst.raw(), s.ndim() == 0 && dst.ndim() != 0 ? s.expand(dst.shape()) : s);
-}
-void set(const Tensor& coefficient, double value) { raw::fill_(coefficient.raw(), value); }
-
 void require_hyper(double v, bool ok, std::string_view what, std::string_view op) {
   if (!std::isfinite(v) || !ok) fail<ValueError>(op, "invalid ", what, " ", v);
 }
@@ -67,10 +59,10 @@ void Optimizer::check(const Params& params, const Params& grads) const {
     }
     auto st = state_.find(name);
     if (st != state_.end()) {
-      const Tensor& s = st->second.scratch;
-      if (s.shape() != p.shape() || s.dtype() != p.dtype() || s.device() != p.device()) {
-        fail<ShapeError>(op, "parameter '", name, "' changed from ", s.shape(), " ",
-                         dtype_name(s.dtype()), " to ", p.shape(), " ", dtype_name(p.dtype()),
+      const State& s = st->second;
+      if (s.shape != p.shape() || s.dtype != p.dtype() || s.device != p.device()) {
+        fail<ShapeError>(op, "parameter '", name, "' changed from ", s.shape, " ",
+                         dtype_name(s.dtype), " to ", p.shape(), " ", dtype_name(p.dtype()),
                          " since the last step (call reset())");
       }
     }
@@ -87,7 +79,9 @@ void Optimizer::step(Params& params, const Params& grads) {
     auto it = state_.find(name);
     if (it == state_.end()) {
       State st;
-      st.scratch = Tensor(raw::empty(p.shape(), p.dtype(), p.device()));
+      st.shape = p.shape();
+      st.dtype = p.dtype();
+      st.device = p.device();
       init_state(st, p);
       it = state_.emplace(name, std::move(st)).first;
     }
@@ -107,6 +101,7 @@ SGD::SGD(double lr, double momentum, double weight_decay, bool nesterov)
 
 void SGD::init_state(State& st, const Tensor& p) const {
   if (momentum_ != 0) st.a = zeros(p.shape(), p.dtype(), p.device());  // the momentum buffer
+  if (weight_decay_ != 0) st.scratch = Tensor(raw::empty(p.shape(), p.dtype(), p.device()));
 }
 
 void SGD::update(Tensor& p, const Tensor& g, State& st) const {
@@ -144,39 +139,23 @@ Adam::Adam(const AdamOptions& o, bool decoupled, std::string_view name)
 }
 
 void Adam::init_state(State& st, const Tensor& p) const {
-  st.a = zeros(p.shape(), p.dtype(), p.device());               // the first moment
-  st.b = zeros(p.shape(), p.dtype(), p.device());               // the second moment
-  for (Tensor& c : st.c) c = zeros({}, p.dtype(), p.device());  // per-step coefficients
+  st.a = zeros(p.shape(), p.dtype(), p.device());  // the first moment
+  st.b = zeros(p.shape(), p.dtype(), p.device());  // the second moment
 }
 
 void Adam::update(Tensor& p, const Tensor& g, State& st) const {
-  const double lr = lr_;
-  const double bc1 = 1 - std::pow(o_.beta1, double(st.t));
-  const double bc2 = 1 - std::pow(o_.beta2, double(st.t));
-  Tensor &m = st.a, &v = st.b, &s = st.scratch;
-  raw::copy_(s.raw(), g.raw());
-  if (o_.weight_decay != 0 && !decoupled_) {  // s = g + weight_decay p (L2)
-    raw::axpby_(s.raw(), 1, p.raw(), o_.weight_decay);
-  }
-  if (o_.weight_decay != 0 && decoupled_) {  // p -= lr weight_decay p (AdamW)
-    set(st.c[0], 1 - lr * o_.weight_decay);
-    apply(BinaryOp::mul, p, st.c[0]);
-  }
-  raw::axpby_(m.raw(), o_.beta1, s.raw(), 1 - o_.beta1);  // m = b1 m + (1 - b1) s
-  apply(BinaryOp::mul, s, s);
-  raw::axpby_(v.raw(), o_.beta2, s.raw(), 1 - o_.beta2);  // v = b2 v + (1 - b2) s^2
-  // p -= (lr / bc1) m / (sqrt(v) / sqrt(bc2) + eps)
-  raw::copy_(s.raw(), v.raw());
-  set(st.c[1], 0.5);
-  apply(BinaryOp::pow, s, st.c[1]);
-  set(st.c[1], 1 / std::sqrt(bc2));
-  apply(BinaryOp::mul, s, st.c[1]);
-  set(st.c[1], o_.eps);
-  apply(BinaryOp::add, s, st.c[1]);
-  set(st.c[1], -1.0);
-  apply(BinaryOp::pow, s, st.c[1]);
-  apply(BinaryOp::mul, s, m);
-  raw::axpby_(p.raw(), 1, s.raw(), -(lr / bc1));
+  // One pass over p, its moments and g (scalar::AdamStep has the arithmetic):
+  // 12 in-place ops a step before, each a pass and a dispatch of its own.
+  const double t = double(st.t);
+  const double wd = o_.weight_decay;
+  raw::adam_step_(p.raw(), st.a.raw(), st.b.raw(), g.raw(),
+                  {.beta1 = o_.beta1,
+                   .beta2 = o_.beta2,
+                   .step = lr_ / (1 - std::pow(o_.beta1, t)),
+                   .sqrt_bc2 = std::sqrt(1 - std::pow(o_.beta2, t)),
+                   .eps = o_.eps,
+                   .l2 = decoupled_ ? 0 : wd,
+                   .decay = decoupled_ ? 1 - lr_ * wd : 1});
 }
 
 }  // namespace strata::nn

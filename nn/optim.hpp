@@ -3,11 +3,11 @@
 /// Optimisers: each `step(params, grads)` updates the named parameters in
 /// place (every view of them sees the new values) from gradients of the same
 /// names, shapes and dtypes (what st::grad returns for the map). State
-/// tensors (momentum, moments, one scratch buffer per parameter) are
+/// tensors (momentum, moments, SGD's scratch buffer for weight decay) are
 /// allocated on a parameter's first step; later steps run on the raw layer's
-/// in-place ops only, with the per-step coefficients passed to raw::axpby_
-/// or written into 0-d tensors allocated once, so a warmed-up step allocates
-/// nothing.
+/// in-place ops only, with the per-step coefficients passed as arguments
+/// (raw::axpby_ for SGD; raw::adam_step_, one pass per parameter, for Adam
+/// and AdamW), so a warmed-up step allocates nothing.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -35,20 +35,21 @@ class Optimizer {
   void set_lr(double lr);
 
  protected:
-  /// Per-parameter state: up to two buffers shaped like the parameter (made
-  /// by init_state), a scratch buffer (which also records the parameter's
-  /// shape, dtype and device), and 0-d coefficient tensors of its dtype
-  /// (Adam's; SGD's coefficients are axpby_'s arguments).
+  /// Per-parameter state: up to three buffers shaped like the parameter (made
+  /// by init_state as the optimiser needs them), and the parameter's shape,
+  /// dtype and device at its first step.
   struct State {
     Tensor a;        ///< first state buffer (momentum, first moment)
     Tensor b;        ///< second state buffer (second moment)
     Tensor scratch;  ///< per-step workspace shaped like the parameter
-    Tensor c[2];     ///< 0-d per-step coefficients (made by init_state)
+    Shape shape;     ///< the parameter's shape at its first step
+    DType dtype{};   ///< the parameter's dtype at its first step
+    Device device;   ///< the parameter's device at its first step
     int64_t t = 0;   ///< this parameter's step count (1 at its first update)
   };
   /// Checks lr (finite, >= 0; ValueError) and records the name used in error messages.
   Optimizer(double lr, std::string_view name);
-  /// Allocates st.a and st.b as the optimiser needs, for parameter p.
+  /// Allocates st.a, st.b and st.scratch as the optimiser needs, for parameter p.
   virtual void init_state(State& st, const Tensor& p) const = 0;
   /// The update of one parameter at its step st.t (1-based), in place.
   virtual void update(Tensor& p, const Tensor& g, State& st) const = 0;

@@ -59,6 +59,11 @@ class Backend {
   /// out[...] = alpha * out[...] + beta * x[...] in place (raw::axpby_); x of out's shape and
   /// float dtype, aliasing out exactly or not at all; alpha and beta rounded to the dtype.
   virtual void axpby(const RawTensor& out, double alpha, const RawTensor& x, double beta) = 0;
+  /// One Adam step in place (raw::adam_step_, scalar::AdamStep): p, m, v and g of one shape
+  /// and float dtype; p, m and v in separate storages, g aliasing one of them exactly or not
+  /// at all.
+  virtual void adam_step(const RawTensor& p, const RawTensor& m, const RawTensor& v,
+                         const RawTensor& g, const AdamStepCoefficients& c) = 0;
   /// out[...] = cond[...] ? a[...] : b[...]; all of out's shape, cond bool.
   virtual void where(const RawTensor& out, const RawTensor& cond, const RawTensor& a,
                      const RawTensor& b) = 0;

@@ -519,4 +519,26 @@ void axpby_(const RawTensor& dst, double alpha, const RawTensor& src, double bet
   dst.storage()->bump_version();
 }
 
+void adam_step_(const RawTensor& p, const RawTensor& m, const RawTensor& v, const RawTensor& g,
+                const AdamStepCoefficients& c) {
+  constexpr std::string_view name = "adam_step_";
+  for (const RawTensor* t : {&p, &m, &v, &g}) {
+    require_defined(*t, name);
+    require_same_device(p, *t, name);
+    require_same_shape(p, *t, name);
+    require_same_dtype(p, *t, name);
+  }
+  require_float(p.dtype(), name);
+  for (const RawTensor* t : {&p, &m, &v}) require_writable(*t, name);
+  if (p.storage() == m.storage() || p.storage() == v.storage() || m.storage() == v.storage()) {
+    fail<ValueError>(name, "the parameter and its two moments must be three separate tensors");
+  }
+  if (p.numel() > 0) {
+    // g shares at most one of the three storages; read under another layout, it is copied.
+    const RawTensor& dst = g.storage() == m.storage() ? m : g.storage() == v.storage() ? v : p;
+    backend_for(p.device()).adam_step(p, m, v, unaliased(dst, g), c);
+  }
+  for (const RawTensor* t : {&p, &m, &v}) t->storage()->bump_version();
+}
+
 }  // namespace strata::raw

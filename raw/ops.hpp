@@ -88,5 +88,14 @@ void binary_(BinaryOp op, const RawTensor& dst, const RawTensor& src);
 /// alpha and beta rounded to it): the optimisers' updates, e.g. p -= lr * g as
 /// `axpby_(p, 1, g, -lr)`.
 void axpby_(const RawTensor& dst, double alpha, const RawTensor& src, double beta);
+/// One Adam step in one pass (torch.optim.Adam's and AdamW's arithmetic,
+/// scalar::AdamStep): updates the parameter p and its moments m and v in place from
+/// the gradient g, with the coefficients c of this step. All four of one shape and one
+/// float dtype, on one device; p, m and v in three separate storages (ValueError
+/// otherwise); g may be any tensor, a view of p included.
+/// Example: `adam_step_(p, m, v, g, {.beta1 = 0.9, .beta2 = 0.999, .step = lr / bc1,
+/// .sqrt_bc2 = std::sqrt(bc2), .eps = 1e-8})`.
+void adam_step_(const RawTensor& p, const RawTensor& m, const RawTensor& v, const RawTensor& g,
+                const AdamStepCoefficients& c);
 
 }  // namespace strata::raw

@@ -14,6 +14,9 @@
 ///   contraction  matmul [..., m, k] x [..., k, n]        raw::matmul
 ///   indexing     index_select, index_add                 raw::index_select/index_add
 ///
+/// Beyond the set, for the optimisers only (plain tensors, in place): fill_,
+/// copy_, binary_, axpby_ and adam_step_ (raw/ops.hpp).
+///
 /// The elementwise and reduction ops are three tables below, one row per op:
 ///   X(name, Functor, dtype class, NumPy equivalent)
 /// Each table generates its enum, the names, the front end's dtype check, the
@@ -173,5 +176,20 @@ constexpr std::string_view op_name(ReduceOp op) { return op_info(op).name; }
 
 /// True for eq, ne, lt, le, gt, ge (bool results).
 constexpr bool is_comparison(BinaryOp op) { return op >= BinaryOp::eq && op <= BinaryOp::ge; }
+
+/// The per-step coefficients of one Adam update (raw::adam_step_), in double;
+/// the kernels round each to the tensors' dtype. For torch.optim.Adam at step t:
+/// l2 = weight_decay, decay = 1; for torch.optim.AdamW: l2 = 0,
+/// decay = 1 - lr weight_decay; both: step = lr / (1 - beta1^t) and
+/// sqrt_bc2 = sqrt(1 - beta2^t).
+struct AdamStepCoefficients {
+  double beta1;     ///< decay of the first moment
+  double beta2;     ///< decay of the second moment
+  double step;      ///< the step size, lr over the first moment's bias correction
+  double sqrt_bc2;  ///< the square root of the second moment's bias correction
+  double eps;       ///< added to the denominator
+  double l2 = 0;    ///< L2 decay: the gradient used is g + l2 p (when l2 != 0)
+  double decay = 1;  ///< decoupled decay: p is multiplied by it before the update
+};
 
 }  // namespace strata

@@ -181,6 +181,36 @@ struct Axpby {
   T alpha, beta;
   STRATA_HD T operator()(T a, T b) const { return alpha * a + beta * b; }
 };
+/// One Adam update of an element, in T (raw::adam_step_), the operations and
+/// their order those of torch.optim.Adam's single-tensor step:
+///   s = g + l2 p (only when l2 != 0);  p = decay p;
+///   m = beta1 m + (1 - beta1) s;  v = beta2 v + (1 - beta2) s^2;
+///   p = p + (-step) (m / (sqrt(v) / sqrt_bc2 + eps)).
+template <class T>
+struct AdamStep {
+  T beta1, one_minus_beta1, beta2, one_minus_beta2, l2, decay, sqrt_bc2, eps, neg_step;
+  /// Each coefficient rounded to T.
+  explicit AdamStep(const AdamStepCoefficients& c)
+      : beta1(T(c.beta1)),
+        one_minus_beta1(T(1 - c.beta1)),
+        beta2(T(c.beta2)),
+        one_minus_beta2(T(1 - c.beta2)),
+        l2(T(c.l2)),
+        decay(T(c.decay)),
+        sqrt_bc2(T(c.sqrt_bc2)),
+        eps(T(c.eps)),
+        neg_step(T(-c.step)) {}
+  STRATA_HD void operator()(T& p, T& m, T& v, T g) const {
+    // Both computed, then selected (l2 p is NaN for an infinite p even when l2 is 0):
+    // no branch in the loop, which then vectorises.
+    const T with_l2 = g + l2 * p;
+    const T s = l2 != T(0) ? with_l2 : g;
+    const T pd = p * decay;
+    m = beta1 * m + one_minus_beta1 * s;
+    v = beta2 * v + one_minus_beta2 * (s * s);
+    p = pd + neg_step * (m / (Sqrt{}(v) / sqrt_bc2 + eps));
+  }
+};
 struct Sub {
   template <class T>
   STRATA_HD T operator()(T a, T b) const {

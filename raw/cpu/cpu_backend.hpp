@@ -25,6 +25,8 @@ class CpuBackend final : public Backend {
   void unary(UnaryOp op, const RawTensor& out, const RawTensor& x) override;
   void binary(BinaryOp op, const RawTensor& out, const RawTensor& a, const RawTensor& b) override;
   void axpby(const RawTensor& out, double alpha, const RawTensor& x, double beta) override;
+  void adam_step(const RawTensor& p, const RawTensor& m, const RawTensor& v, const RawTensor& g,
+                 const AdamStepCoefficients& c) override;
   void where(const RawTensor& out, const RawTensor& cond, const RawTensor& a,
              const RawTensor& b) override;
   void reduce(ReduceOp op, const RawTensor& out, const RawTensor& x, const Shape& axes) override;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // CPU elementwise kernels: fill, copy (with cast), creation, unary, binary, axpby,
-// where. Contract: raw/ops.cpp has validated shapes and dtypes (and integer
+// adam_step, where. Contract: raw/ops.cpp has validated shapes and dtypes (and integer
 // divisors); `out` is written, never read (except binary with out aliasing a,
-// and axpby, which read each element before writing it). The arithmetic is
+// and axpby and adam_step, which read each element before writing it). The arithmetic is
 // raw/scalar_ops.hpp's, shared with CUDA; exp, log, sin, cos, tanh and sqrt of
 // contiguous blocks go to raw/cpu/vmath.
 #include <algorithm>
@@ -312,6 +312,30 @@ void CpuBackend::binary(BinaryOp op, const RawTensor& out, const RawTensor& a, c
 void CpuBackend::axpby(const RawTensor& out, double alpha, const RawTensor& x, double beta) {
   visit_dtype(out.dtype(), "axpby_", [&]<std::floating_point T>(type_tag<T>) {
     map<T, T, T>(out, scalar::Axpby<T>{T(alpha), T(beta)}, out, x);
+  });
+}
+
+void CpuBackend::adam_step(const RawTensor& p, const RawTensor& m, const RawTensor& v,
+                           const RawTensor& g, const AdamStepCoefficients& c) {
+  visit_dtype(p.dtype(), "adam_step_", [&]<std::floating_point T>(type_tag<T>) {
+    const scalar::AdamStep<T> step(c);
+    T *pb = base_ptr<T>(p), *mb = base_ptr<T>(m), *vb = base_ptr<T>(v);
+    const T* gb = base_ptr<T>(g);
+    parallel_walk<4>(p.shape(), {&p.layout(), &m.layout(), &v.layout(), &g.layout()},
+                     [&](const auto& off, int64_t n, const auto& st) {
+                       // A local copy: stores through pp cannot change its coefficients,
+                       // so the loop keeps them in registers and vectorises.
+                       const scalar::AdamStep<T> f = step;
+                       T *pp = pb + off[0], *mp = mb + off[1], *vp = vb + off[2];
+                       const T* gp = gb + off[3];
+                       if (st[0] == 1 && st[1] == 1 && st[2] == 1 && st[3] == 1) {
+                         for (int64_t i = 0; i < n; ++i) f(pp[i], mp[i], vp[i], gp[i]);
+                         return;
+                       }
+                       for (int64_t i = 0; i < n; ++i) {
+                         f(pp[i * st[0]], mp[i * st[1]], vp[i * st[2]], gp[i * st[3]]);
+                       }
+                     });
   });
 }
 

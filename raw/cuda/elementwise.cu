@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // CUDA elementwise kernels: fill, copy (with cast), arange, random, unary,
-// binary, axpby, where. Same contract as raw/cpu/elementwise.cpp, and the same
+// binary, axpby, adam_step, where. Same contract as raw/cpu/elementwise.cpp, and the same
 // arithmetic: both instantiate raw/scalar_ops.hpp's functors and casts.
 #include "core/random.hpp"
 #include "raw/cuda/common.cuh"
@@ -46,6 +46,17 @@ template <class T>
 void where_t(const RawTensor& out, const RawTensor& cond, const RawTensor& a, const RawTensor& b) {
   launch_map<T, bool, T, T>([] __device__(bool c, T x, T y) { return c ? x : y; }, out,
                             {&cond, &a, &b});
+}
+
+template <class T>
+void adam_step_t(const RawTensor& p, const RawTensor& m, const RawTensor& v, const RawTensor& g,
+                 const scalar::AdamStep<T>& f) {
+  T *pp = device_ptr<T>(p), *mp = device_ptr<T>(m), *vp = device_ptr<T>(v);
+  const T* gp = device_ptr<T>(g);
+  launch_walk<4>(p.shape(), {&p.layout(), &m.layout(), &v.layout(), &g.layout()},
+                 [=] __device__(Offsets<4> at) {
+                   f(pp[at.v[0]], mp[at.v[1]], vp[at.v[2]], gp[at.v[3]]);
+                 });
 }
 
 }  // namespace
@@ -95,6 +106,14 @@ void CudaBackend::axpby(const RawTensor& out, double alpha, const RawTensor& x, 
   DeviceGuard guard(index_);
   visit_dtype(out.dtype(), "axpby_", [&]<std::floating_point T>(type_tag<T>) {
     launch_map<T, T, T>(scalar::Axpby<T>{T(alpha), T(beta)}, out, {&out, &x});
+  });
+}
+
+void CudaBackend::adam_step(const RawTensor& p, const RawTensor& m, const RawTensor& v,
+                            const RawTensor& g, const AdamStepCoefficients& c) {
+  DeviceGuard guard(index_);
+  visit_dtype(p.dtype(), "adam_step_", [&]<std::floating_point T>(type_tag<T>) {
+    adam_step_t<T>(p, m, v, g, scalar::AdamStep<T>(c));
   });
 }
 

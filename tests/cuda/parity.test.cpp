@@ -123,6 +123,21 @@ TEST_CASE("cuda: unary and binary ops on every layout", "[cuda]") {
           raw::axpby_(on_cpu, 0.75, y, -0.3);
           raw::axpby_(on_dev, 0.75, yd, -0.3);
           CHECK(compare(on_dev, on_cpu, 4 * tol_for(t)) == "");
+          // Adam's fused step, on fresh tensors (x may share on_cpu's storage): p = -x,
+          // m = -y, v = |x|, the gradient x + y.
+          const st::AdamStepCoefficients c{.beta1 = 0.9, .beta2 = 0.999, .step = 0.02,
+                                           .sqrt_bc2 = 0.1, .eps = 1e-8, .l2 = 0.05};
+          const st::RawTensor p = raw::unary(st::UnaryOp::neg, x),
+                              m = raw::unary(st::UnaryOp::neg, y),
+                              v = raw::unary(st::UnaryOp::abs, x),
+                              g = raw::binary(st::BinaryOp::add, x, y);
+          const st::RawTensor pd = raw::to_device(p, d), md = raw::to_device(m, d),
+                              vd = raw::to_device(v, d), gd = raw::to_device(g, d);
+          raw::adam_step_(p, m, v, g, c);
+          raw::adam_step_(pd, md, vd, gd, c);
+          CHECK(compare(pd, p, 16 * tol_for(t)) == "");
+          CHECK(compare(md, m, 4 * tol_for(t)) == "");
+          CHECK(compare(vd, v, 4 * tol_for(t)) == "");
         }
       }
     }

@@ -739,6 +739,153 @@ TEST_CASE("axpby_", "[raw]") {
   }
 }
 
+TEST_CASE("adam_step_", "[raw]") {
+  std::mt19937_64 rng(107);
+  // Adam at step 3 (lr 0.01, betas 0.9 / 0.999), plain, with L2 decay, and AdamW's
+  // decoupled decay; and Adam at step 1 with a large eps.
+  const auto coefficients = [](int t, double l2, double decay, double eps) {
+    return st::AdamStepCoefficients{.beta1 = 0.9,
+                                    .beta2 = 0.999,
+                                    .step = 0.01 / (1 - std::pow(0.9, t)),
+                                    .sqrt_bc2 = std::sqrt(1 - std::pow(0.999, t)),
+                                    .eps = eps,
+                                    .l2 = l2,
+                                    .decay = decay};
+  };
+  const st::AdamStepCoefficients cases[] = {coefficients(3, 0, 1, 1e-8),
+                                            coefficients(3, 0.1, 1, 1e-8),
+                                            coefficients(3, 0, 1 - 0.01 * 0.1, 1e-8),
+                                            coefficients(1, 0, 1, 0.5)};
+  SECTION("adam_step_: p, m and v through views, any gradient layout, both float dtypes") {
+    for (DType t : {st::f32, st::f64}) {
+      for (tt::LayoutKind gk : tt::kAllLayouts) {
+        for (const st::AdamStepCoefficients& c : cases) {
+          const RawTensor base = tt::random_tensor({4, 6}, t, tt::LayoutKind::contiguous, rng);
+          const RawTensor p = base.slice(1, 0, 6, 2).flip(0);  // [4, 3], every other column
+          const RawTensor m = tt::random_tensor({4, 3}, t, tt::LayoutKind::permuted, rng);
+          const RawTensor v = st::raw::unary(st::UnaryOp::abs,
+                                             tt::random_tensor({4, 3}, t, tt::LayoutKind::flipped,
+                                                               rng));  // a second moment: >= 0
+          const RawTensor g = tt::random_tensor({4, 3}, t, gk, rng);
+          const auto before = storage_values(base);
+          const auto m0 = tt::values(m), v0 = tt::values(v), g0 = tt::values(g);
+          const uint64_t pv = base.version(), mv = m.version(), vv = v.version();
+          st::raw::adam_step_(p, m, v, g, c);
+          // The update in double, each result within rounding of its terms' sizes.
+          auto want_p = before;
+          std::vector<double> scale_p(before.size(), 0.0);
+          std::vector<double> want_m(12), want_v(12), scale_m(12), scale_v(12);
+          std::size_t k = 0;
+          tt::for_each_index({4, 3}, [&](const Idx& i) {
+            const auto at = std::size_t(tt::storage_index(p, i));
+            const double p0 = before[at];
+            const double s = g0[k] + c.l2 * p0;
+            want_m[k] = c.beta1 * m0[k] + (1 - c.beta1) * s;
+            scale_m[k] = std::abs(c.beta1 * m0[k]) + std::abs((1 - c.beta1) * s);
+            want_v[k] = c.beta2 * v0[k] + (1 - c.beta2) * s * s;
+            scale_v[k] = want_v[k];
+            const double d = std::sqrt(want_v[k]) / c.sqrt_bc2 + c.eps;
+            want_p[at] = c.decay * p0 - c.step * want_m[k] / d;
+            // The update's quotient carries m's error (relative to its terms) and d's.
+            scale_p[at] = std::abs(c.decay * p0) + c.step * scale_m[k] / d;
+            ++k;
+          });
+          const auto got_p = storage_values(base);
+          const auto got_m = tt::values(m), got_v = tt::values(v);
+          const double tol = 8 * tt::rel_tol(t);
+          bool ok = got_p.size() == want_p.size();
+          for (std::size_t q = 0; ok && q < got_p.size(); ++q) {
+            ok = std::abs(got_p[q] - want_p[q]) <= tol * scale_p[q];
+          }
+          for (std::size_t q = 0; ok && q < 12; ++q) {
+            ok = std::abs(got_m[q] - want_m[q]) <= tol * scale_m[q] &&
+                 std::abs(got_v[q] - want_v[q]) <= tol * scale_v[q];
+          }
+          INFO("adam_step_ " << dname(t) << " gradient " << tt::layout_name(gk) << " l2 " << c.l2
+                             << " decay " << c.decay << " eps " << c.eps);
+          CHECK(ok);
+          CHECK(base.version() > pv);
+          CHECK(m.version() > mv);
+          CHECK(v.version() > vv);
+        }
+      }
+    }
+  }
+  SECTION("adam_step_: f32 gives the bits of torch.optim.Adam's ops, one at a time") {
+    // The same update as a sequence of plain raw ops on f32 tensors (each coefficient
+    // rounded to f32, every op rounded once): the fused pass gives their bits.
+    using st::raw::binary;
+    constexpr int64_t n = 1000;  // more than one vector block, and a remainder
+    for (const st::AdamStepCoefficients& c : cases) {
+      const RawTensor p = tt::random_tensor({n}, st::f32, tt::LayoutKind::contiguous, rng);
+      const RawTensor m = tt::random_tensor({n}, st::f32, tt::LayoutKind::contiguous, rng);
+      const RawTensor v = st::raw::unary(
+          st::UnaryOp::abs, tt::random_tensor({n}, st::f32, tt::LayoutKind::contiguous, rng));
+      const RawTensor g = tt::random_tensor({n}, st::f32, tt::LayoutKind::sliced, rng);
+      auto k = [](double x) { return st::raw::full({n}, x, st::f32); };
+      RawTensor s = g;
+      if (c.l2 != 0) s = binary(BinaryOp::add, g, binary(BinaryOp::mul, k(c.l2), p));
+      const RawTensor m1 = binary(BinaryOp::add, binary(BinaryOp::mul, k(c.beta1), m),
+                                  binary(BinaryOp::mul, k(1 - c.beta1), s));
+      const RawTensor v1 =
+          binary(BinaryOp::add, binary(BinaryOp::mul, k(c.beta2), v),
+                 binary(BinaryOp::mul, k(1 - c.beta2), binary(BinaryOp::mul, s, s)));
+      const RawTensor d = binary(
+          BinaryOp::add, binary(BinaryOp::div, st::raw::unary(st::UnaryOp::sqrt, v1), k(c.sqrt_bc2)),
+          k(c.eps));
+      const RawTensor p1 = binary(BinaryOp::add, binary(BinaryOp::mul, p, k(c.decay)),
+                                  binary(BinaryOp::mul, k(-c.step), binary(BinaryOp::div, m1, d)));
+      st::raw::adam_step_(p, m, v, g, c);
+      INFO("l2 " << c.l2 << " decay " << c.decay << " eps " << c.eps);
+      CHECK(tt::values(m) == tt::values(m1));
+      CHECK(tt::values(v) == tt::values(v1));
+      CHECK(tt::values(p) == tt::values(p1));
+    }
+  }
+  SECTION("adam_step_: an infinite parameter without L2 decay stays infinite") {
+    // Only the L2 form reads l2 p: with l2 = 0 an infinite p does not make the step NaN.
+    const RawTensor p = tt::make({2}, st::f64, {kInf, -kInf});
+    const RawTensor m = st::raw::full({2}, 0.0, st::f64), v = st::raw::full({2}, 0.0, st::f64);
+    const RawTensor g = tt::make({2}, st::f64, {0.5, -0.25});
+    st::raw::adam_step_(p, m, v, g, cases[0]);
+    CHECK(tt::values(p) == std::vector<double>{kInf, -kInf});
+    st::raw::adam_step_(p, m, v, g, cases[1]);  // with L2 decay the gradient is infinite
+    CHECK(tt::values(m)[0] == kInf);
+  }
+  SECTION("adam_step_: a gradient sharing the storage of p, m or v") {
+    const st::AdamStepCoefficients& c = cases[1];
+    auto fresh = [&](const Shape& shape) {
+      return st::raw::contiguous(tt::random_tensor(shape, st::f64, tt::LayoutKind::contiguous,
+                                                   rng));
+    };
+    // Each case against the same step with the gradient copied out first.
+    auto check_alias = [&](const RawTensor& p, const RawTensor& m, const RawTensor& v,
+                           const RawTensor& g) {
+      const RawTensor p2 = st::raw::contiguous(p), m2 = st::raw::contiguous(m),
+                      v2 = st::raw::contiguous(v), g2 = st::raw::contiguous(g);
+      st::raw::adam_step_(p2, m2, v2, g2, c);
+      st::raw::adam_step_(p, m, v, g, c);
+      CHECK(tt::values(p) == tt::values(p2));
+      CHECK(tt::values(m) == tt::values(m2));
+      CHECK(tt::values(v) == tt::values(v2));
+    };
+    auto abs_of = [](const RawTensor& x) { return st::raw::unary(st::UnaryOp::abs, x); };
+    const RawTensor p = fresh({6}), m = fresh({6}), v = abs_of(fresh({6}));
+    check_alias(p, m, v, p);            // g is p itself
+    check_alias(p, m, v, p.flip(0));    // g is p reversed: read before any write
+    check_alias(p, m, v, m.flip(0));    // ... m reversed
+    check_alias(p, m, v, v);            // g is v itself
+    const RawTensor q = fresh({3, 3}), mq = fresh({3, 3}), vq = abs_of(fresh({3, 3}));
+    check_alias(q, mq, vq, q.transpose(0, 1));
+  }
+  SECTION("adam_step_: an empty tensor is left as it is") {
+    const RawTensor e = st::raw::empty({0, 3}, st::f32), f = st::raw::empty({0, 3}, st::f32),
+                    h = st::raw::empty({0, 3}, st::f32);
+    st::raw::adam_step_(e, f, h, e, cases[0]);
+    CHECK(e.numel() == 0);
+  }
+}
+
 TEST_CASE("in-place writes to a broadcast view throw and change nothing", "[raw]") {
   const RawTensor base = iota({1, 3});
   const RawTensor wide = base.expand({4, 3});
