@@ -68,12 +68,20 @@ demo: build
 	@echo "checkpoint $(abspath $(BUILD))/demo/mlp_moons.safetensors"
 
 # strata's workloads, the machine's limits and the peers (Eigen, OpenBLAS,
-# BLIS, PyTorch) in one run, interleaved: one table on stdout, JSON in
-# build/bench/results.json. An OPENBLAS_CORETYPE inherited from the shell is
-# dropped (strata_bench picks OpenBLAS's best kernels for the CPU); run the
-# binary directly to keep it.
+# BLIS, PyTorch), interleaved, with the instruction set the CPU allows and, on
+# an AVX-512 CPU, again restricted to AVX2 (bench-avx2): one table per
+# instruction set on stdout; each run's JSON in build/bench/results_native.json
+# and results_avx2.json, both merged into build/bench/results.json. An
+# OPENBLAS_CORETYPE inherited from the shell is dropped (strata_bench picks
+# OpenBLAS's best kernels for the CPU); run the binary directly to keep it.
 bench: bench-deps build
-	env -u OPENBLAS_CORETYPE ./$(BUILD)/bench/strata_bench --out $(BUILD)/bench/results.json
+	@rm -f $(BUILD)/bench/results_avx2.json
+	env -u OPENBLAS_CORETYPE ./$(BUILD)/bench/strata_bench --out $(BUILD)/bench/results_native.json
+	@if [ "$$(./$(BUILD)/bench/strata_bench --print-isa)" = avx512 ]; then \
+	  echo; $(MAKE) --no-print-directory bench-avx2; fi
+	@./$(BUILD)/bench/strata_bench --merge $(BUILD)/bench/results.json \
+	  $(BUILD)/bench/results_native.json \
+	  $$(ls $(BUILD)/bench/results_avx2.json 2>/dev/null)
 
 # The same run with strata and every peer restricted to AVX2, so the AVX2 paths
 # are measured on an AVX-512 machine too: JSON in build/bench/results_avx2.json.

@@ -5,6 +5,13 @@
 //
 //   strata_bench [--filter SUBSTRING] [--reps N] [--threads N] [--out FILE]
 //                [--no-torch] [--no-peers] [--no-limits] [--warmup-calls N]
+//   strata_bench --print-isa               the instruction set strata's kernels use
+//   strata_bench --merge OUT RUN.json...   runs of several instruction sets -> OUT
+//
+// `make bench` runs it once as the CPU allows and, on an AVX-512 CPU, once
+// restricted to AVX2, then merges both runs into build/bench/results.json:
+//   {"cpu", "isas": [...], "runs": [each run's header: cpu, isa, env, limits, ...],
+//    "results": [every row of every run, each with its "isa" and "cpu"]}
 //
 // Interleaved: within each workload, strata and every peer take turns, one
 // timed repetition each per round, the first contestant rotating from round
@@ -240,6 +247,44 @@ std::string onednn_isa() {
   }
 }
 
+// Merges the JSON of several runs (one per instruction set) into out: the runs'
+// headers under "runs", all their rows under "results". 0, or 1 with a message for
+// a file that cannot be read or is not a run's JSON.
+int merge_runs(const std::string& out, const std::vector<std::string>& inputs) {
+  nlohmann::json runs = nlohmann::json::array(), rows = nlohmann::json::array();
+  nlohmann::json isas = nlohmann::json::array();
+  std::string cpu;
+  for (const std::string& path : inputs) {
+    std::ifstream in(path);
+    const nlohmann::json parsed =
+        in.is_open() ? nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false)
+                     : nlohmann::json(nlohmann::json::value_t::discarded);
+    nlohmann::json run = parsed;
+    if (run.is_discarded() || !run.is_object() || !run.contains("results") ||
+        !run["results"].is_array() || !run.contains("isa") || !run["isa"].is_string() ||
+        !run.contains("cpu") || !run["cpu"].is_string()) {
+      std::cerr << "strata_bench --merge: " << path
+                << " is not the JSON of a strata_bench run (cpu, isa, results)\n";
+      return 1;
+    }
+    if (cpu.empty()) cpu = run["cpu"].get<std::string>();
+    isas.push_back(run["isa"]);
+    for (auto& row : run["results"]) rows.push_back(std::move(row));
+    run.erase("results");
+    runs.push_back(std::move(run));
+  }
+  std::ofstream file(out);
+  file << nlohmann::json{{"cpu", cpu}, {"isas", isas}, {"runs", runs}, {"results", rows}}.dump(2)
+       << "\n";
+  if (!file) {
+    std::cerr << "strata_bench --merge: cannot write " << out << "\n";
+    return 1;
+  }
+  std::cout << "wrote " << out << " (" << rows.size() << " rows; instruction sets "
+            << isas.dump() << ")\n";
+  return 0;
+}
+
 // The environment that selects instruction sets and threads, as the run saw it.
 nlohmann::json isa_env() {
   nlohmann::json env = nlohmann::json::object();
@@ -253,6 +298,14 @@ nlohmann::json isa_env() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The two modes that run no workload, before anything starts a library.
+  if (argc == 2 && std::strcmp(argv[1], "--print-isa") == 0) {
+    std::cout << bench::isa_in_use() << "\n";
+    return 0;
+  }
+  if (argc >= 4 && std::strcmp(argv[1], "--merge") == 0) {
+    return merge_runs(argv[2], std::vector<std::string>(argv + 3, argv + argc));
+  }
   // Restricted to AVX2 (make bench-avx2): the peers likewise, unless set already.
   // All are read when each library loads or first runs, after this point.
   if (const char* isa = std::getenv("STRATA_ISA"); isa && std::strcmp(isa, "avx2") == 0) {
@@ -310,7 +363,9 @@ int main(int argc, char** argv) {
       warmup_calls = std::max(0, std::atoi(next().c_str()));
     else {
       std::cerr << "usage: strata_bench [--filter S] [--reps N] [--threads N] [--out FILE]"
-                   " [--no-torch] [--no-peers] [--no-limits] [--warmup-calls N]\n";
+                   " [--no-torch] [--no-peers] [--no-limits] [--warmup-calls N]\n"
+                   "       strata_bench --print-isa\n"
+                   "       strata_bench --merge OUT RUN.json...\n";
       return 2;
     }
   }
