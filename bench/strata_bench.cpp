@@ -280,8 +280,8 @@ int merge_runs(const std::string& out, const std::vector<std::string>& inputs) {
     std::cerr << "strata_bench --merge: cannot write " << out << "\n";
     return 1;
   }
-  std::cout << "wrote " << out << " (" << rows.size() << " rows; instruction sets "
-            << isas.dump() << ")\n";
+  std::cout << "wrote " << out << " (" << rows.size() << " rows; instruction sets " << isas.dump()
+            << ")\n";
   return 0;
 }
 

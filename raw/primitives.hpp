@@ -183,12 +183,12 @@ constexpr bool is_comparison(BinaryOp op) { return op >= BinaryOp::eq && op <= B
 /// decay = 1 - lr weight_decay; both: step = lr / (1 - beta1^t) and
 /// sqrt_bc2 = sqrt(1 - beta2^t).
 struct AdamStepCoefficients {
-  double beta1;     ///< decay of the first moment
-  double beta2;     ///< decay of the second moment
-  double step;      ///< the step size, lr over the first moment's bias correction
-  double sqrt_bc2;  ///< the square root of the second moment's bias correction
-  double eps;       ///< added to the denominator
-  double l2 = 0;    ///< L2 decay: the gradient used is g + l2 p (when l2 != 0)
+  double beta1;      ///< decay of the first moment
+  double beta2;      ///< decay of the second moment
+  double step;       ///< the step size, lr over the first moment's bias correction
+  double sqrt_bc2;   ///< the square root of the second moment's bias correction
+  double eps;        ///< added to the denominator
+  double l2 = 0;     ///< L2 decay: the gradient used is g + l2 p (when l2 != 0)
   double decay = 1;  ///< decoupled decay: p is multiplied by it before the update
 };
 

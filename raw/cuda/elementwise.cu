@@ -53,10 +53,9 @@ void adam_step_t(const RawTensor& p, const RawTensor& m, const RawTensor& v, con
                  const scalar::AdamStep<T>& f) {
   T *pp = device_ptr<T>(p), *mp = device_ptr<T>(m), *vp = device_ptr<T>(v);
   const T* gp = device_ptr<T>(g);
-  launch_walk<4>(p.shape(), {&p.layout(), &m.layout(), &v.layout(), &g.layout()},
-                 [=] __device__(Offsets<4> at) {
-                   f(pp[at.v[0]], mp[at.v[1]], vp[at.v[2]], gp[at.v[3]]);
-                 });
+  launch_walk<4>(
+      p.shape(), {&p.layout(), &m.layout(), &v.layout(), &g.layout()},
+      [=] __device__(Offsets<4> at) { f(pp[at.v[0]], mp[at.v[1]], vp[at.v[2]], gp[at.v[3]]); });
 }
 
 }  // namespace

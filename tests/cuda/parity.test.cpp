@@ -125,8 +125,8 @@ TEST_CASE("cuda: unary and binary ops on every layout", "[cuda]") {
           CHECK(compare(on_dev, on_cpu, 4 * tol_for(t)) == "");
           // Adam's fused step, on fresh tensors (x may share on_cpu's storage): p = -x,
           // m = -y, v = |x|, the gradient x + y.
-          const st::AdamStepCoefficients c{.beta1 = 0.9, .beta2 = 0.999, .step = 0.02,
-                                           .sqrt_bc2 = 0.1, .eps = 1e-8, .l2 = 0.05};
+          const st::AdamStepCoefficients c{
+              .beta1 = 0.9, .beta2 = 0.999, .step = 0.02, .sqrt_bc2 = 0.1, .eps = 1e-8, .l2 = 0.05};
           const st::RawTensor p = raw::unary(st::UnaryOp::neg, x),
                               m = raw::unary(st::UnaryOp::neg, y),
                               v = raw::unary(st::UnaryOp::abs, x),

@@ -306,17 +306,15 @@ TEST_CASE("in place: bad inputs", "[raw]") {
     CHECK_THROWS_AS(st::raw::axpby_(row.expand({2, 3}), 1, x, 1), st::ValueError);
   }
   SECTION("adam_step_: integer or mixed dtypes, shapes differ, broadcast or shared storage") {
-    const st::AdamStepCoefficients c{.beta1 = 0.9, .beta2 = 0.999, .step = 0.1, .sqrt_bc2 = 0.5,
-                                     .eps = 1e-8};
+    const st::AdamStepCoefficients c{
+        .beta1 = 0.9, .beta2 = 0.999, .step = 0.1, .sqrt_bc2 = 0.5, .eps = 1e-8};
     const RawTensor m = raw_zeros({2, 3}), v = raw_zeros({2, 3}), g = raw_zeros({2, 3});
     const RawTensor i = raw_zeros({2, 3}, st::i64);
-    CHECK_THROWS_AS(st::raw::adam_step_(i, raw_zeros({2, 3}, st::i64),
-                                        raw_zeros({2, 3}, st::i64), raw_zeros({2, 3}, st::i64),
-                                        c),
+    CHECK_THROWS_AS(st::raw::adam_step_(i, raw_zeros({2, 3}, st::i64), raw_zeros({2, 3}, st::i64),
+                                        raw_zeros({2, 3}, st::i64), c),
                     st::DTypeError);
-    CHECK_THROWS_WITH(st::raw::adam_step_(i, raw_zeros({2, 3}, st::i64),
-                                          raw_zeros({2, 3}, st::i64), raw_zeros({2, 3}, st::i64),
-                                          c),
+    CHECK_THROWS_WITH(st::raw::adam_step_(i, raw_zeros({2, 3}, st::i64), raw_zeros({2, 3}, st::i64),
+                                          raw_zeros({2, 3}, st::i64), c),
                       Contains("adam_step_") && Contains("i64"));
     CHECK_THROWS_AS(st::raw::adam_step_(x, m, v, raw_zeros({2, 3}, st::f64), c), st::DTypeError);
     CHECK_THROWS_AS(st::raw::adam_step_(x, raw_zeros({2, 3}, st::f64), v, g, c), st::DTypeError);
@@ -338,8 +336,8 @@ TEST_CASE("in place: bad inputs", "[raw]") {
     CHECK_THROWS(st::raw::copy_(x, raw_zeros({3, 2})));
     CHECK_THROWS(st::raw::binary_(BinaryOp::add, x, raw_zeros({2, 3}, st::f64)));
     CHECK_THROWS(st::raw::axpby_(x, 1, raw_zeros({2, 3}, st::f64), 1));
-    const st::AdamStepCoefficients c{.beta1 = 0.9, .beta2 = 0.999, .step = 0.1, .sqrt_bc2 = 1,
-                                     .eps = 1e-8};
+    const st::AdamStepCoefficients c{
+        .beta1 = 0.9, .beta2 = 0.999, .step = 0.1, .sqrt_bc2 = 1, .eps = 1e-8};
     CHECK_THROWS(st::raw::adam_step_(x, raw_zeros({2, 3}), raw_zeros({2, 3}),
                                      raw_zeros({2, 3}, st::f64), c));
     CHECK_THROWS(st::raw::adam_step_(x, raw_zeros({2, 3}), x, raw_zeros({2, 3}), c));
@@ -378,8 +376,8 @@ TEST_CASE("undefined (default-constructed) tensors -> ValueError", "[raw]") {
     CHECK_THROWS_AS(st::raw::binary_(BinaryOp::add, u, x), st::ValueError);
     CHECK_THROWS_AS(st::raw::axpby_(u, 1, x, 1), st::ValueError);
     CHECK_THROWS_AS(st::raw::axpby_(x, 1, u, 1), st::ValueError);
-    const st::AdamStepCoefficients c{.beta1 = 0.9, .beta2 = 0.999, .step = 0.1, .sqrt_bc2 = 1,
-                                     .eps = 1e-8};
+    const st::AdamStepCoefficients c{
+        .beta1 = 0.9, .beta2 = 0.999, .step = 0.1, .sqrt_bc2 = 1, .eps = 1e-8};
     CHECK_THROWS_AS(st::raw::adam_step_(u, raw_zeros({2}), raw_zeros({2}), x, c), st::ValueError);
     CHECK_THROWS_AS(st::raw::adam_step_(x, raw_zeros({2}), raw_zeros({2}), u, c), st::ValueError);
   }

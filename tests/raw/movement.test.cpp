@@ -752,10 +752,9 @@ TEST_CASE("adam_step_", "[raw]") {
                                     .l2 = l2,
                                     .decay = decay};
   };
-  const st::AdamStepCoefficients cases[] = {coefficients(3, 0, 1, 1e-8),
-                                            coefficients(3, 0.1, 1, 1e-8),
-                                            coefficients(3, 0, 1 - 0.01 * 0.1, 1e-8),
-                                            coefficients(1, 0, 1, 0.5)};
+  const st::AdamStepCoefficients cases[] = {
+      coefficients(3, 0, 1, 1e-8), coefficients(3, 0.1, 1, 1e-8),
+      coefficients(3, 0, 1 - 0.01 * 0.1, 1e-8), coefficients(1, 0, 1, 0.5)};
   SECTION("adam_step_: p, m and v through views, any gradient layout, both float dtypes") {
     for (DType t : {st::f32, st::f64}) {
       for (tt::LayoutKind gk : tt::kAllLayouts) {
@@ -763,9 +762,9 @@ TEST_CASE("adam_step_", "[raw]") {
           const RawTensor base = tt::random_tensor({4, 6}, t, tt::LayoutKind::contiguous, rng);
           const RawTensor p = base.slice(1, 0, 6, 2).flip(0);  // [4, 3], every other column
           const RawTensor m = tt::random_tensor({4, 3}, t, tt::LayoutKind::permuted, rng);
-          const RawTensor v = st::raw::unary(st::UnaryOp::abs,
-                                             tt::random_tensor({4, 3}, t, tt::LayoutKind::flipped,
-                                                               rng));  // a second moment: >= 0
+          const RawTensor v =
+              st::raw::unary(st::UnaryOp::abs, tt::random_tensor({4, 3}, t, tt::LayoutKind::flipped,
+                                                                 rng));  // a second moment: >= 0
           const RawTensor g = tt::random_tensor({4, 3}, t, gk, rng);
           const auto before = storage_values(base);
           const auto m0 = tt::values(m), v0 = tt::values(v), g0 = tt::values(g);
@@ -831,8 +830,8 @@ TEST_CASE("adam_step_", "[raw]") {
           binary(BinaryOp::add, binary(BinaryOp::mul, k(c.beta2), v),
                  binary(BinaryOp::mul, k(1 - c.beta2), binary(BinaryOp::mul, s, s)));
       const RawTensor d = binary(
-          BinaryOp::add, binary(BinaryOp::div, st::raw::unary(st::UnaryOp::sqrt, v1), k(c.sqrt_bc2)),
-          k(c.eps));
+          BinaryOp::add,
+          binary(BinaryOp::div, st::raw::unary(st::UnaryOp::sqrt, v1), k(c.sqrt_bc2)), k(c.eps));
       const RawTensor p1 = binary(BinaryOp::add, binary(BinaryOp::mul, p, k(c.decay)),
                                   binary(BinaryOp::mul, k(-c.step), binary(BinaryOp::div, m1, d)));
       st::raw::adam_step_(p, m, v, g, c);
@@ -855,8 +854,8 @@ TEST_CASE("adam_step_", "[raw]") {
   SECTION("adam_step_: a gradient sharing the storage of p, m or v") {
     const st::AdamStepCoefficients& c = cases[1];
     auto fresh = [&](const Shape& shape) {
-      return st::raw::contiguous(tt::random_tensor(shape, st::f64, tt::LayoutKind::contiguous,
-                                                   rng));
+      return st::raw::contiguous(
+          tt::random_tensor(shape, st::f64, tt::LayoutKind::contiguous, rng));
     };
     // Each case against the same step with the gradient copied out first.
     auto check_alias = [&](const RawTensor& p, const RawTensor& m, const RawTensor& v,
@@ -871,10 +870,10 @@ TEST_CASE("adam_step_", "[raw]") {
     };
     auto abs_of = [](const RawTensor& x) { return st::raw::unary(st::UnaryOp::abs, x); };
     const RawTensor p = fresh({6}), m = fresh({6}), v = abs_of(fresh({6}));
-    check_alias(p, m, v, p);            // g is p itself
-    check_alias(p, m, v, p.flip(0));    // g is p reversed: read before any write
-    check_alias(p, m, v, m.flip(0));    // ... m reversed
-    check_alias(p, m, v, v);            // g is v itself
+    check_alias(p, m, v, p);          // g is p itself
+    check_alias(p, m, v, p.flip(0));  // g is p reversed: read before any write
+    check_alias(p, m, v, m.flip(0));  // ... m reversed
+    check_alias(p, m, v, v);          // g is v itself
     const RawTensor q = fresh({3, 3}), mq = fresh({3, 3}), vq = abs_of(fresh({3, 3}));
     check_alias(q, mq, vq, q.transpose(0, 1));
   }
