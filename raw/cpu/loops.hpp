@@ -118,10 +118,29 @@ void walk_tiles(const StridedPlan<N>& p, Fn&& fn) {
       });
 }
 
+/// True when `shape` has exactly one element (any rank, 0-d included); off then
+/// holds each operand's offset of it. The walks call their block function on it
+/// directly: no plan, no pool. Chains of one-element ops (ad_overhead_chain_3000ops)
+/// spent about a tenth of each op planning a one-element walk.
+template <std::size_t N>
+bool one_element(const Shape& shape, const std::array<const Layout*, N>& layouts,
+                 std::array<int64_t, N>& off) {
+  for (int64_t d : shape) {
+    if (d != 1) return false;
+  }
+  for (std::size_t k = 0; k < N; ++k) off[k] = layouts[k]->offset;
+  return true;
+}
+
 /// Walks all operands (same shape) in parallel blocks: fn(offsets, n, strides).
 /// Operands read across their fast dimension are walked in cache tiles.
 template <std::size_t N, class Fn>
 void parallel_walk(const Shape& shape, const std::array<const Layout*, N>& layouts, Fn&& fn) {
+  if (std::array<int64_t, N> off; one_element(shape, layouts, off)) {
+    std::array<int64_t, N> unit;
+    unit.fill(1);
+    return fn(off, int64_t{1}, unit);
+  }
   StridedPlan<N> plan = make_plan<N>(shape, layouts);
   if (plan.numel == 0) return;
   if (plan.numel > kTile * kTile && prepare_tiles(plan)) return walk_tiles(plan, fn);
@@ -333,6 +352,11 @@ template <std::size_t N, class Fn>
 void parallel_walk_staged(const Shape& shape, const std::array<const Layout*, N>& layouts,
                           const std::array<const void*, N>& bases, const std::array<int, N>& sizes,
                           Fn&& fn) {
+  if (std::array<int64_t, N> off; one_element(shape, layouts, off)) {
+    std::array<int64_t, N> unit;
+    unit.fill(1);
+    return fn(off, int64_t{1}, unit, -1, nullptr, nullptr);
+  }
   StridedPlan<N> p = make_plan<N>(shape, layouts);
   if (p.numel == 0) return;
   auto plain = [&](const auto& off, int64_t n, const auto& st) {

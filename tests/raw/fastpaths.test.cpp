@@ -5,7 +5,8 @@
 // (same bits on 1 and 2 threads), float sums (exactness and accuracy on every
 // axis), matmul with column-sliced, transposed and batched operands (uniform
 // and non-uniform batch strides) on both sides of the oneDNN size threshold,
-// and the caching allocator in a loop of same-shaped ops.
+// the caching allocator in a loop of same-shaped ops, and one-element walks
+// (no plan) at any offset and rank.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
@@ -237,4 +238,55 @@ TEST_CASE("a loop of same-shaped ops stops calling the system allocator", "[raw]
   const st::AllocatorStats after = st::testing::test_allocator().stats();
   CHECK(after.from_system == before.from_system);
   CHECK(after.from_cache >= before.from_cache + 20 * 5);
+}
+
+TEST_CASE("one-element operands at any offset and rank skip the plan and stay right", "[raw]") {
+  // Every operand a one-element view somewhere inside a larger random tensor (0-d, [1],
+  // [1, 1, 1], a broadcast [1, 1] of a 0-d, a flipped [1]), each op against a double
+  // computation from the elements read, and the base's other elements left as they were.
+  for (st::DType t : {st::f32, st::f64}) {
+    const RawTensor a = raw::normal({4, 5}, 21, t), b = raw::normal({3, 7}, 22, t);
+    const RawTensor c =
+        raw::binary(BinaryOp::gt, raw::normal({2, 3}, 23, t), raw::normal({2, 3}, 24, t));
+    const std::vector<std::pair<RawTensor, RawTensor>> pairs = {
+        {a.select(0, 2).select(0, 3), b.select(0, 1).select(0, 6)},      // 0-d, 0-d
+        {a.slice(0, 3, 4).select(1, 4), b.slice(1, 2, 3).select(0, 2)},  // [1], [1]
+        {raw::reshape(a.slice(0, 1, 2).slice(1, 1, 2), {1, 1, 1}),
+         raw::reshape(b.slice(0, 2, 3).slice(1, 5, 6), {1, 1, 1})},  // [1, 1, 1]
+        {a.slice(0, 3, 4).slice(1, 0, 1), b.select(0, 0).select(0, 3).expand({1, 1})},
+        {a.slice(0, 0, 1).select(1, 2).flip(0), b.slice(0, 1, 2).select(1, 0)},  // flipped [1]
+    };
+    for (const auto& [x, y] : pairs) {
+      const double xv = tt::values(x)[0], yv = tt::values(y)[0];
+      INFO(tt::dname(t) << " shape " << x.shape() << " offsets " << x.offset() << ", "
+                        << y.offset());
+      const double tol = tt::rel_tol(t);
+      CHECK(tt::same_value(tt::values(raw::unary(UnaryOp::exp, x))[0], std::exp(xv), tol));
+      CHECK(tt::same_value(tt::values(raw::unary(UnaryOp::neg, x))[0], -xv, 0));
+      CHECK(tt::same_value(tt::values(raw::binary(BinaryOp::sub, x, y))[0], xv - yv, tol));
+      CHECK(tt::same_value(tt::values(raw::binary(BinaryOp::safe_mul, x, y))[0], xv * yv, tol));
+      const RawTensor cond = raw::reshape(c.select(0, 1).select(0, 2), x.shape());
+      const bool cv = tt::values(cond)[0] != 0;
+      CHECK(tt::values(raw::where(cond, x, y))[0] == (cv ? xv : yv));
+      CHECK(tt::values(raw::contiguous(x))[0] == xv);
+      CHECK(tt::values(raw::cast(x, st::f64))[0] == xv);
+      // In place, into a copy of a's storage: only the one element changes.
+      const RawTensor base = raw::contiguous(a);
+      const RawTensor dst = base.view(x.layout());
+      const std::vector<double> before = tt::values(base);
+      raw::axpby_(dst, 2, y, -1);
+      std::vector<double> want = before;
+      const std::size_t at = std::size_t(x.offset());
+      want[at] = 2 * before[at] - yv;
+      const std::vector<double> got = tt::values(base);
+      bool ok = true;
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        ok = ok && (i == at ? tt::same_value(got[i], want[i], 4 * tol) : got[i] == want[i]);
+      }
+      CHECK(ok);
+      raw::fill_(dst, 0.5);
+      CHECK(tt::values(base)[at] == 0.5);
+      CHECK(tt::values(base)[(at + 1) % got.size()] == got[(at + 1) % got.size()]);
+    }
+  }
 }
