@@ -256,10 +256,9 @@ int merge_runs(const std::string& out, const std::vector<std::string>& inputs) {
   std::string cpu;
   for (const std::string& path : inputs) {
     std::ifstream in(path);
-    const nlohmann::json parsed =
-        in.is_open() ? nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false)
-                     : nlohmann::json(nlohmann::json::value_t::discarded);
-    nlohmann::json run = parsed;
+    nlohmann::json run = in.is_open()
+                             ? nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false)
+                             : nlohmann::json(nlohmann::json::value_t::discarded);
     if (run.is_discarded() || !run.is_object() || !run.contains("results") ||
         !run["results"].is_array() || !run.contains("isa") || !run["isa"].is_string() ||
         !run.contains("cpu") || !run["cpu"].is_string()) {
