@@ -11,7 +11,7 @@
 
 #include "support/ad_inputs.hpp"
 #include "support/check_grads.hpp"
-#include "support/linalg_ref.hpp"
+#include "support/linalg_checks.hpp"
 
 namespace st = strata;
 using namespace st::testing;  // NOLINT: the shared inputs and checkers

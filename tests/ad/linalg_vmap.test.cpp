@@ -9,7 +9,7 @@
 #include <strata.hpp>
 
 #include "support/ad_inputs.hpp"
-#include "support/linalg_ref.hpp"
+#include "support/linalg_checks.hpp"
 
 namespace st = strata;
 using namespace st::testing;  // NOLINT: the shared inputs and checkers
