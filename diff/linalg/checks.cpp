@@ -62,6 +62,15 @@ Tensor flat_row_positions(const Tensor& p, int64_t n) {
   return (rows + offsets).reshape({-1});
 }
 
+void require_rhs_fits(std::string_view op, const Shape& a, const Shape& b, bool left) {
+  require_matrix_shape(op, b);
+  const int64_t n = a[a.ndim() - 1], have = left ? b[b.ndim() - 2] : b[b.ndim() - 1];
+  if (have != n) {
+    fail<ShapeError>(op, "a of shape ", a, " needs b with ", n, left ? " rows" : " columns",
+                     ", got shape ", b);
+  }
+}
+
 bool is_rhs_vector(const Shape& a, const Shape& b) {
   if (b.ndim() == 1) return true;
   return b.ndim() == a.ndim() - 1 && std::equal(b.begin(), b.end(), a.begin());

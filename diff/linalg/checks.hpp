@@ -22,6 +22,9 @@ void require_nonzero_diagonal(std::string_view op, const Tensor& d);
 /// [rows * n] i64: for permutations p [..., n] (rows matrices), p with each matrix's row offset
 /// added, as positions into the matrices' rows stacked ([rows * n, k]).
 Tensor flat_row_positions(const Tensor& p, int64_t n);
+/// Throws ShapeError unless b [..., r, k] fits a [..., n, n] on the given side (r == n when
+/// left, k == n when right), naming both shapes.
+void require_rhs_fits(std::string_view op, const Shape& a, const Shape& b, bool left);
 /// Whether b is one vector per matrix of a (torch.linalg.solve's rule): b has rank 1, or b's
 /// shape is a's without its last dim.
 bool is_rhs_vector(const Shape& a, const Shape& b);

@@ -21,7 +21,8 @@ std::pair<T, T> slogdet(const T& a) {
   const int64_t n = a.shape()[a.shape().ndim() - 1];
   const T swaps = sum(pivots != arange(0, double(n), 1, i64, a.device()), {-1});
   const T flips = swaps + sum(d < 0, {-1});
-  const T odd = flips - (flips / int64_t{2}) * int64_t{2};
+  const auto [count, two] = detail::operands(flips, int64_t{2}, "slogdet");
+  const T odd = flips - Prims<T>::binary(BinaryOp::div, count, two) * int64_t{2};  // truncating
   const T sign = where(sum(d == 0, {-1}) > 0, 0, cast(1 - odd * 2, a.dtype()));
   return {sign, logabsdet};
 }

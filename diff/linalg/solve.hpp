@@ -19,9 +19,10 @@ template <class A, class B>
 requires detail::Operands<A, B> common_level_t<A, B> solve_triangular(const A& a, const B& b,
                                                                      Triangular opts = {}) {
   using R = common_level_t<A, B>;
-  R x = lift<R>(a);
+  R x = lift<R>(a), y = lift<R>(b);
   detail::require_square("solve_triangular", x);
-  auto [sa, sb] = detail::linalg_operands(std::move(x), lift<R>(b), "solve_triangular");
+  detail::require_rhs_fits("solve_triangular", x.shape(), y.shape(), opts.left);
+  auto [sa, sb] = detail::linalg_operands(std::move(x), std::move(y), "solve_triangular");
   return Prims<R>::triangular_solve(sa, sb, opts);
 }
 
@@ -38,6 +39,7 @@ requires detail::Operands<A, B> common_level_t<A, B> solve(const A& a, const B& 
   detail::require_square("solve", x);
   const bool vector = detail::is_rhs_vector(x.shape(), y.shape());
   if (vector) y = unsqueeze(y, -1);
+  detail::require_rhs_fits("solve", x.shape(), y.shape(), true);
   std::tie(x, y) = detail::linalg_operands(x, y, "solve");
   auto [f, pivots, perm] = lu(x);
   const R d = diagonal(f, 0, -2, -1);
@@ -57,6 +59,7 @@ requires detail::Operands<A, B> common_level_t<A, B> cho_solve(const A& l, const
   detail::require_square("cho_solve", x);
   const bool vector = detail::is_rhs_vector(x.shape(), y.shape());
   if (vector) y = unsqueeze(y, -1);
+  detail::require_rhs_fits("cho_solve", x.shape(), y.shape(), true);
   std::tie(x, y) = detail::linalg_operands(x, y, "cho_solve");
   const R z = Prims<R>::triangular_solve(x, y, {.lower = true});
   R out = Prims<R>::triangular_solve(x, z, {.lower = true, .transpose = true});
@@ -97,6 +100,10 @@ requires detail::Operands<A, B> common_level_t<A, B> lstsq(const A& a, const B& 
   detail::require_matrix("lstsq", x);
   const bool vector = detail::is_rhs_vector(x.shape(), y.shape());
   if (vector) y = unsqueeze(y, -1);
+  if (y.shape().ndim() < 2 || y.shape()[y.shape().ndim() - 2] != x.shape()[x.shape().ndim() - 2]) {
+    detail::fail<ShapeError>("lstsq", "a of shape ", x.shape(), " needs b with ",
+                             x.shape()[x.shape().ndim() - 2], " rows, got shape ", y.shape());
+  }
   R out = matmul(pinv(x, rcond), y);
   return vector ? squeeze(out, -1) : out;
 }

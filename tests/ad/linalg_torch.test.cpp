@@ -53,7 +53,7 @@ void require_close(const st::Tensor& got, const std::vector<double>& want, doubl
 TEST_CASE("linalg gradients match PyTorch float64: factorisations", "[ad][linalg]") {
   const Inputs in;
   const st::Tensor &S = in.S, &T = in.T, &W = in.W, &W3 = in.W3, &Wsq = in.Wsq;
-  require_close(st::grad([](const auto& s) { return st::sum(st::linalg::cholesky(s) * W); }, S),
+  require_close(st::grad([&](const auto& s) { return st::sum(st::linalg::cholesky(s) * W); }, S),
                 kCholeskyGrad);
   const st::Tensor c = st::from_vector(std::vector<double>{1.0, -2.0, 0.5, 3.0});
   auto eig = [&](const auto& s) {
@@ -87,7 +87,7 @@ TEST_CASE("linalg gradients match PyTorch float64: solves and determinants", "[a
                 kLogabsdetGrad);
   require_close(st::grad([](const auto& a) { return st::linalg::det(a); }, A), kDetGrad, 1e-9);
   CHECK(st::linalg::det(A).item<double>() == Approx(27.695200000000003).epsilon(1e-13));
-  require_close(st::grad([](const auto& a) { return st::sum(st::linalg::inv(a) * W); }, A),
+  require_close(st::grad([&](const auto& a) { return st::sum(st::linalg::inv(a) * W); }, A),
                 kInvGrad);
   const st::Tensor W3t = W3.transpose(0, 1);
   require_close(st::grad([&](const auto& t) { return st::sum(st::linalg::pinv(t) * W3t); }, T),

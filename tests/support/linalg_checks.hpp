@@ -61,7 +61,7 @@ inline void require_pivots_match(const Tensor& pivots, const Tensor& perm) {
   const int64_t n = s[s.ndim() - 1];
   const std::vector<int64_t> piv = pivots.to_vector<int64_t>(), p = perm.to_vector<int64_t>();
   for (std::size_t m = 0; m < p.size() / std::size_t(n); ++m) {
-    std::vector<int64_t> order(std::size_t(n));
+    std::vector<int64_t> order(static_cast<std::size_t>(n));
     for (int64_t i = 0; i < n; ++i) order[std::size_t(i)] = i;
     for (int64_t i = 0; i < n; ++i) {
       std::swap(order[std::size_t(i)], order[std::size_t(piv[m * std::size_t(n) + std::size_t(i)])]);
