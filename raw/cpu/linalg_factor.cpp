@@ -161,7 +161,7 @@ void lu_typed(const RawTensor& lu, const RawTensor& pivots, const RawTensor& per
     int64_t* pm = perm_out + b * n;
     codes[b] = 0;
     // Column-major A: element (i, j) at m[i + j n].
-    if (!copy_part(matrix_at<T>(a, offsets[static_cast<std::size_t>(b)]), Part::all, m, 1, n)) {
+    if (!copy_column_major(matrix_at<T>(a, offsets[static_cast<std::size_t>(b)]), m)) {
       codes[b] = kNonFinite;
       return;
     }
@@ -172,9 +172,7 @@ void lu_typed(const RawTensor& lu, const RawTensor& pivots, const RawTensor& per
       int code = 0;  // > 0 for a singular matrix: not an error (see raw::lu)
       lib.fns<T>().getrf(&n, &n, m, &n, ipiv.data(), &code);
     }
-    for (int64_t i = 0; i < n; ++i) {
-      for (int64_t j = i + 1; j < n; ++j) std::swap(m[i + j * n], m[j + i * n]);
-    }
+    transpose_square(m, n);
     for (int64_t i = 0; i < n; ++i) pm[i] = i;
     for (int64_t i = 0; i < n; ++i) {
       pv[i] = ipiv[static_cast<std::size_t>(i)] - 1;

@@ -54,9 +54,7 @@ void eigh_typed(const RawTensor& w, const RawTensor& v, const RawTensor& a, cons
       f.syevd("V", "U", &n, m, &n, vals + b * n, work.data(), &lwork, iwork.data(), &liwork, &code,
               1, 1);
       codes[b] = code;
-      for (int64_t i = 0; i < n; ++i) {
-        for (int64_t j = i + 1; j < n; ++j) std::swap(m[i * n + j], m[j * n + i]);
-      }
+      transpose_square(m, n);
     }
   });
 }
@@ -125,8 +123,7 @@ void qr_typed(const RawTensor& q, const RawTensor& r, const RawTensor& a, const 
     for (int64_t b = lo; b < hi; ++b) {
       codes[b] = 0;
       // Column-major A: (i, j) at c[i + j m].
-      if (!copy_part(matrix_at<T>(a, offsets[static_cast<std::size_t>(b)]), Part::all, c.data(), 1,
-                     m)) {
+      if (!copy_column_major(matrix_at<T>(a, offsets[static_cast<std::size_t>(b)]), c.data())) {
         codes[b] = kNonFinite;
         continue;
       }

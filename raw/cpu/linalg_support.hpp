@@ -78,6 +78,46 @@ bool copy_part(const StridedMat<T>& src, Part part, T* dst, int64_t dr, int64_t 
   return finite;
 }
 
+/// Edge of the tiles the transposing copies walk: a tile of the source and one of the
+/// destination stay in cache while one is read by rows and the other written by columns.
+/// Small, because the rows of a tile of a matrix whose row length is a power of two fall in
+/// one L1 set, which holds 8 lines.
+inline constexpr int64_t kTransposeTile = 8;
+
+/// dst[i + j rows] = src(i, j) (the column-major copy of src), tile by tile; returns false when
+/// an element is a NaN or an infinity.
+template <class T>
+bool copy_column_major(const StridedMat<T>& src, T* dst) {
+  bool finite = true;
+  for (int64_t i0 = 0; i0 < src.rows; i0 += kTransposeTile) {
+    const int64_t i1 = std::min(src.rows, i0 + kTransposeTile);
+    for (int64_t j0 = 0; j0 < src.cols; j0 += kTransposeTile) {
+      const int64_t j1 = std::min(src.cols, j0 + kTransposeTile);
+      for (int64_t i = i0; i < i1; ++i) {
+        for (int64_t j = j0; j < j1; ++j) {
+          const T v = src(i, j);
+          finite &= std::isfinite(v);
+          dst[i + j * src.rows] = v;
+        }
+      }
+    }
+  }
+  return finite;
+}
+
+/// Transposes the n x n matrix m in place, tile by tile.
+template <class T>
+void transpose_square(T* m, int64_t n) {
+  for (int64_t i0 = 0; i0 < n; i0 += kTransposeTile) {
+    for (int64_t j0 = i0; j0 < n; j0 += kTransposeTile) {
+      const int64_t i1 = std::min(n, i0 + kTransposeTile), j1 = std::min(n, j0 + kTransposeTile);
+      for (int64_t i = i0; i < i1; ++i) {
+        for (int64_t j = std::max(j0, i + 1); j < j1; ++j) std::swap(m[i * n + j], m[j * n + i]);
+      }
+    }
+  }
+}
+
 /// Whether the part of src is free of NaNs and infinities (read in place).
 template <class T>
 bool finite_part(const StridedMat<T>& src, Part part) {
