@@ -9,6 +9,7 @@ namespace strata {}
 #include "ad/custom.hpp"
 #include "ad/hvp.hpp"
 #include "ad/jacobian.hpp"
+#include "ad/sparse/sparse.hpp"
 #include "ad/transforms.hpp"
 #include "ad/vmap.hpp"
 #include "core/allocator.hpp"

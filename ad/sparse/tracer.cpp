@@ -1,0 +1,469 @@
+// SPDX-License-Identifier: MIT
+// The sparsity tracer's elementwise, reduction, movement and index primitives, and its
+// hooks (ad/sparse/tracer.hpp has the table of what each propagates). The products, the
+// triangular solve and the factorisations are in tracer_linalg.cpp.
+#include <algorithm>
+#include <optional>
+
+#include "ad/sparse/tracer_support.hpp"
+
+namespace strata {
+
+using detail::fail;
+using detail::Sets;
+using detail::gather;
+using detail::pairs_of;
+using detail::unite;
+using detail::sparsity::host_positions;
+using detail::sparsity::moved;
+using detail::sparsity::positions;
+using S = SparsityTracer;
+using T = Prims<Tensor>;
+
+SparsityTracer::SparsityTracer(Tensor value) : value_(std::move(value)) {
+  if (!value_.defined())
+    fail<ValueError>("sparsity tracer", "undefined tensor (default-constructed)");
+  shape_ = value_.shape();
+  dtype_ = value_.dtype();
+  device_ = value_.device();
+}
+
+// Only floating values carry sets: an integer or bool value has no derivative.
+SparsityTracer::SparsityTracer(Shape shape, DType dtype, Device device, Sets deps, Sets pairs,
+                               bool second_order)
+    : shape_(std::move(shape)),
+      dtype_(dtype),
+      device_(device),
+      deps_(is_floating(dtype) ? std::move(deps) : nullptr),
+      pairs_(is_floating(dtype) && second_order ? std::move(pairs) : nullptr),
+      second_order_(second_order) {}
+
+SparsityTracer SparsityTracer::input(const Shape& shape, DType dtype, Device device,
+                                     bool second_order) {
+  const int64_t n = checked_numel(shape, "sparsity tracer");
+  return S(shape, dtype, device, detail::singletons(n), nullptr, second_order);
+}
+
+const Tensor& SparsityTracer::value() const {
+  if (!known()) {
+    detail::tracer_has_no_values("reading a value (st::plain, item(), an `if` on a comparison)");
+  }
+  return value_;
+}
+
+namespace detail {
+
+void tracer_has_no_values(std::string_view what) {
+  fail<ValueError>("sparsity tracer", what,
+                   " needs the value of a tensor computed from the traced input, but the sparsity "
+                   "tracer carries no values (st::jacobian_sparsity and st::hessian_sparsity run f "
+                   "once for every input value at once), so control flow that depends on values "
+                   "cannot be traced: select between both branches with st::where(cond, a, b)");
+}
+
+namespace sparsity {
+
+void require_same_device(const S& a, const S& b, std::string_view op) {
+  if (a.device() != b.device()) {
+    fail<DeviceError>(op, "tensors are on different devices (", to_string(a.device()), " and ",
+                      to_string(b.device()), "); move one with .to(device)");
+  }
+}
+
+void require_same_dtype(const S& a, const S& b, std::string_view op) {
+  if (a.dtype() != b.dtype()) {
+    fail<DTypeError>(op, "dtypes ", dtype_name(a.dtype()), " and ", dtype_name(b.dtype()),
+                     " differ (cast one first)");
+  }
+}
+
+void require_float(DType t, std::string_view op) {
+  if (!is_floating(t)) {
+    fail<DTypeError>(op, "dtype ", dtype_name(t), " is not supported (needs f32 or f64)");
+  }
+}
+
+Tensor positions(const Shape& shape, int64_t offset) {
+  const int64_t n = checked_numel(shape, "sparsity tracer");
+  return reshape(arange(double(offset), double(offset + n), 1, DType::i64, Device::cpu()), shape);
+}
+
+std::vector<int64_t> host_positions(const Tensor& t) { return t.to_vector<int64_t>(); }
+
+S moved(const S& x, const Shape& shape, const std::vector<int64_t>& from) {
+  return S(shape, x.dtype(), x.device(), gather(x.deps(), from), gather(x.pairs(), from),
+           x.second_order());
+}
+
+std::vector<int64_t> matrix_of_each(int64_t batch, int64_t rows, int64_t cols) {
+  std::vector<int64_t> m(static_cast<std::size_t>(batch * rows * cols));
+  for (std::size_t i = 0; i < m.size(); ++i) m[i] = int64_t(i) / (rows * cols);
+  return m;
+}
+
+}  // namespace sparsity
+}  // namespace detail
+
+namespace {
+
+using detail::sparsity::require_same_device;
+using detail::sparsity::require_same_dtype;
+
+/// How an elementwise op's output depends on its operands (the second-order pairs it adds).
+enum class Dependence {
+  none,      ///< piecewise constant: no derivative (sign, comparisons, logical ops)
+  linear,    ///< linear or piecewise linear: the operands' sets, no new pairs
+  product,   ///< a * b: grad(a) x grad(b)
+  quotient,  ///< a / b: grad(a) x grad(b) and grad(b) x grad(b)
+  nonlinear  ///< any other: grad x grad of the operands together
+};
+
+/// Each unary op's dependence, one case each (no default: -Werror=switch names a new op).
+Dependence dependence(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::neg:
+    case UnaryOp::abs:  // |x|'' = 0 away from 0
+      return Dependence::linear;
+    case UnaryOp::exp:
+    case UnaryOp::log:
+    case UnaryOp::sin:
+    case UnaryOp::cos:
+    case UnaryOp::sqrt:
+    case UnaryOp::tanh:
+    case UnaryOp::log1p:
+    case UnaryOp::expm1:
+    case UnaryOp::erf:
+      return Dependence::nonlinear;
+    case UnaryOp::sign:
+    case UnaryOp::logical_not:
+      return Dependence::none;
+  }
+  return Dependence::none;  // unreachable: every op has its case above
+}
+
+/// Each binary op's dependence, one case each; the ops of Dependence::none give bool.
+Dependence dependence(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::add:
+    case BinaryOp::sub:
+    case BinaryOp::maximum:  // piecewise linear
+    case BinaryOp::minimum:
+      return Dependence::linear;
+    case BinaryOp::mul:
+    case BinaryOp::safe_mul:
+      return Dependence::product;
+    case BinaryOp::div:
+    case BinaryOp::safe_div:
+      return Dependence::quotient;
+    case BinaryOp::pow:
+      return Dependence::nonlinear;
+    case BinaryOp::eq:
+    case BinaryOp::ne:
+    case BinaryOp::lt:
+    case BinaryOp::le:
+    case BinaryOp::gt:
+    case BinaryOp::ge:
+    case BinaryOp::logical_and:
+    case BinaryOp::logical_or:
+      return Dependence::none;
+  }
+  return Dependence::none;  // unreachable
+}
+
+/// DTypeError unless the op's table row admits t (the raw primitive's check).
+template <class Op>
+void require_admits(const OpInfo<Op>& info, DType t) {
+  if (admits(info.dtypes, t)) return;
+  switch (info.dtypes) {
+    case DTypeClass::floating:
+      fail<DTypeError>(info.name, "dtype ", dtype_name(t), " is not supported (needs f32 or f64)");
+    case DTypeClass::numeric:
+      fail<DTypeError>(info.name, "dtype bool is not supported (cast to a number)");
+    case DTypeClass::boolean:
+      fail<DTypeError>(info.name, "dtype ", dtype_name(t), " is not supported (needs bool)");
+    case DTypeClass::any:
+      break;
+  }
+}
+
+/// ShapeError unless the operands of an elementwise primitive have one shape.
+void require_same_shape(const Shape& a, const Shape& b, std::string_view op) {
+  if (a != b) {
+    fail<ShapeError>(op, "shapes ", a, " and ", b, " differ (the primitive does not broadcast)");
+  }
+}
+
+/// The positions where the known value v is not zero (i, or -1 where it is), or nothing
+/// when it has no zero: a product with a known zero depends on nothing.
+std::optional<std::vector<int64_t>> nonzero_positions(const Tensor& v) {
+  const std::vector<double> values = v.to_vector<double>();
+  if (std::find(values.begin(), values.end(), 0.0) == values.end()) return std::nullopt;
+  std::vector<int64_t> from(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) from[i] = values[i] != 0.0 ? int64_t(i) : -1;
+  return from;
+}
+
+/// A value of x's shape and device that depends on nothing and has no known value.
+S unknown(const Shape& shape, DType dtype, Device device, bool second_order) {
+  return S(shape, dtype, device, nullptr, nullptr, second_order);
+}
+
+/// sum or max over axes: the union over the reduced elements.
+S reduced(const S& x, const Shape& axes, bool keepdims, ReduceOp op) {
+  if (x.known()) {
+    return S(op == ReduceOp::sum ? T::sum(x.value(), axes, keepdims)
+                                 : T::max(x.value(), axes, keepdims));
+  }
+  // The raw reduction of a stand-in whose dims are at most 1 checks the axes (range,
+  // repeats, an empty axis for max) as on a Tensor, and gives the result's dtype.
+  Shape small;
+  for (int64_t d : x.shape()) small.push_back(std::min<int64_t>(d, 1));
+  const Tensor zero = zeros(small, x.dtype(), Device::cpu());
+  const Tensor probe =
+      op == ReduceOp::sum ? T::sum(zero, axes, keepdims) : T::max(zero, axes, keepdims);
+  const std::string_view name = op == ReduceOp::sum ? "sum" : "max";
+  std::vector<bool> is_reduced(static_cast<std::size_t>(x.ndim()), false);
+  for (int64_t a : axes) is_reduced[std::size_t(normalize_axis(a, x.ndim(), name))] = true;
+  Shape keep = x.shape(), out;
+  for (std::size_t i = 0; i < is_reduced.size(); ++i) {
+    if (is_reduced[i]) keep[i] = 1;
+    if (keepdims || !is_reduced[i]) out.push_back(keep[i]);
+  }
+  const int64_t n_out = checked_numel(out, name);
+  const std::vector<int64_t> dest = host_positions(T::expand(positions(keep), x.shape()));
+  return S(out, probe.dtype(), x.device(), detail::reduce(x.deps(), dest, n_out),
+           detail::reduce(x.pairs(), dest, n_out), x.second_order());
+}
+
+}  // namespace
+
+S Prims<S>::unary(UnaryOp op, const S& x) {
+  if (x.known()) return S(T::unary(op, x.value()));
+  require_admits(kUnaryOps[std::size_t(op)], x.dtype());
+  switch (dependence(op)) {
+    case Dependence::none:
+      return unknown(x.shape(), x.dtype(), x.device(), x.second_order());
+    case Dependence::linear:
+    case Dependence::product:  // (not a unary dependence)
+    case Dependence::quotient:
+      return x;
+    case Dependence::nonlinear: {
+      Sets pairs = x.second_order() ? unite(x.pairs(), pairs_of(x.deps(), x.deps())) : nullptr;
+      return S(x.shape(), x.dtype(), x.device(), x.deps(), std::move(pairs), x.second_order());
+    }
+  }
+  return x;  // unreachable
+}
+
+S Prims<S>::binary(BinaryOp op, const S& a, const S& b) {
+  if (a.known() && b.known()) return S(T::binary(op, a.value(), b.value()));
+  const std::string_view name = op_name(op);
+  require_same_device(a, b, name);
+  require_same_shape(a.shape(), b.shape(), name);
+  require_same_dtype(a, b, name);
+  require_admits(kBinaryOps[std::size_t(op)], a.dtype());
+  const bool second = a.second_order() || b.second_order();
+  Sets da = a.deps(), db = b.deps(), pa = a.pairs(), pb = b.pairs();
+  const Dependence d = dependence(op);
+  if (d == Dependence::none) return unknown(a.shape(), DType::b8, a.device(), second);
+  if (d == Dependence::product) {
+    // A known factor's zeros make the product's elements there constant.
+    if (b.known()) {
+      if (auto from = nonzero_positions(b.value())) da = gather(da, *from), pa = gather(pa, *from);
+    }
+    if (a.known()) {
+      if (auto from = nonzero_positions(a.value())) db = gather(db, *from), pb = gather(pb, *from);
+    }
+  }
+  Sets deps = unite(da, db), pairs;
+  if (second) {
+    switch (d) {
+      case Dependence::none:
+      case Dependence::linear:
+        pairs = unite(pa, pb);
+        break;
+      case Dependence::product:
+        pairs = unite({pa, pb, pairs_of(da, db)});
+        break;
+      case Dependence::quotient:
+        pairs = unite({pa, pb, pairs_of(da, db), pairs_of(db, db)});
+        break;
+      case Dependence::nonlinear:
+        pairs = unite({pa, pb, pairs_of(deps, deps)});
+        break;
+    }
+  }
+  return S(a.shape(), a.dtype(), a.device(), std::move(deps), std::move(pairs), second);
+}
+
+S Prims<S>::where(const Tensor& cond, const S& a, const S& b) {
+  if (a.known() && b.known()) return S(T::where(cond, a.value(), b.value()));
+  require_same_device(a, b, "where");
+  if (cond.dtype() != DType::b8) {
+    fail<DTypeError>("where", "condition has dtype ", dtype_name(cond.dtype()), ", needs bool");
+  }
+  if (cond.shape() != a.shape() || a.shape() != b.shape()) {
+    fail<ShapeError>("where", "shapes ", cond.shape(), ", ", a.shape(), " and ", b.shape(),
+                     " differ (the primitive does not broadcast)");
+  }
+  require_same_dtype(a, b, "where");
+  // The condition is known: each element is exactly one branch's.
+  const std::vector<bool> c = cond.to_vector<bool>();
+  std::vector<int64_t> from_a(c.size()), from_b(c.size());
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    from_a[i] = c[i] ? int64_t(i) : -1;
+    from_b[i] = c[i] ? -1 : int64_t(i);
+  }
+  return S(a.shape(), a.dtype(), a.device(),
+           unite(gather(a.deps(), from_a), gather(b.deps(), from_b)),
+           unite(gather(a.pairs(), from_a), gather(b.pairs(), from_b)),
+           a.second_order() || b.second_order());
+}
+
+S Prims<S>::sum(const S& x, const Shape& axes, bool keepdims) {
+  return reduced(x, axes, keepdims, ReduceOp::sum);
+}
+
+S Prims<S>::max(const S& x, const Shape& axes, bool keepdims) {
+  return reduced(x, axes, keepdims, ReduceOp::max);
+}
+
+S Prims<S>::permute(const S& x, const Shape& dims) {
+  if (x.known()) return S(T::permute(x.value(), dims));
+  const Tensor from = T::permute(positions(x.shape()), dims);
+  return moved(x, from.shape(), host_positions(from));
+}
+
+S Prims<S>::expand(const S& x, const Shape& shape) {
+  if (x.known()) return S(T::expand(x.value(), shape));
+  const Tensor from = T::expand(positions(x.shape()), shape);
+  return moved(x, from.shape(), host_positions(from));
+}
+
+S Prims<S>::reshape(const S& x, const Shape& shape) {
+  if (x.known()) return S(T::reshape(x.value(), shape));
+  // Row-major order is kept: only the shape changes (checked, -1 inferred, by the positions).
+  const Shape out = T::reshape(positions(x.shape()), shape).shape();
+  return S(out, x.dtype(), x.device(), x.deps(), x.pairs(), x.second_order());
+}
+
+S Prims<S>::slice(const S& x, int64_t axis, std::optional<int64_t> start,
+                  std::optional<int64_t> stop, int64_t step) {
+  if (x.known()) return S(T::slice(x.value(), axis, start, stop, step));
+  const Tensor from = T::slice(positions(x.shape()), axis, start, stop, step);
+  return moved(x, from.shape(), host_positions(from));
+}
+
+S Prims<S>::pad(const S& x, const Pads& pads) {
+  if (x.known()) return S(T::pad(x.value(), pads));
+  // Positions from 1, so that the padding's zeros read as -1: no dependence.
+  const Tensor from = T::pad(positions(x.shape(), 1), pads);
+  std::vector<int64_t> f = host_positions(from);
+  for (int64_t& i : f) --i;
+  return moved(x, from.shape(), f);
+}
+
+S Prims<S>::concat(const std::vector<S>& xs, int64_t axis) {
+  if (xs.empty()) fail<ValueError>("concat", "needs at least one tensor");
+  if (std::all_of(xs.begin(), xs.end(), [](const S& x) { return x.known(); })) {
+    std::vector<Tensor> values;
+    for (const S& x : xs) values.push_back(x.value());
+    return S(T::concat(values, axis));
+  }
+  std::vector<Tensor> ids;
+  std::vector<int64_t> offsets{0};
+  bool second = false;
+  for (const S& x : xs) {
+    require_same_device(xs[0], x, "concat");
+    require_same_dtype(xs[0], x, "concat");
+    ids.push_back(positions(x.shape(), offsets.back()));
+    offsets.push_back(offsets.back() + x.numel());
+    second = second || x.second_order();
+  }
+  const Tensor out = T::concat(ids, axis);
+  const std::vector<int64_t> all = host_positions(out);
+  std::vector<Sets> deps, pairs;
+  for (std::size_t k = 0; k < xs.size(); ++k) {
+    if (!xs[k].deps() && !xs[k].pairs()) continue;
+    std::vector<int64_t> from(all.size());
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      const bool mine = all[i] >= offsets[k] && all[i] < offsets[k + 1];
+      from[i] = mine ? all[i] - offsets[k] : -1;
+    }
+    deps.push_back(gather(xs[k].deps(), from));
+    pairs.push_back(gather(xs[k].pairs(), from));
+  }
+  return S(out.shape(), xs[0].dtype(), xs[0].device(), detail::unite(deps), detail::unite(pairs),
+           second);
+}
+
+S Prims<S>::cast(const S& x, DType dtype) {
+  if (x.known()) return S(T::cast(x.value(), dtype));
+  // Sets survive a cast between float dtypes; the constructor drops them for another.
+  return S(x.shape(), dtype, x.device(), x.deps(), x.pairs(), x.second_order());
+}
+
+S Prims<S>::index_select(const S& x, int64_t axis, const Tensor& idx) {
+  if (x.known()) return S(T::index_select(x.value(), axis, idx));
+  if (idx.defined() && idx.device() != x.device()) {
+    fail<DeviceError>("index_select", "tensors are on different devices (", to_string(x.device()),
+                      " and ", to_string(idx.device()), "); move one with .to(device)");
+  }
+  const Tensor from = T::index_select(positions(x.shape()), axis, idx.to(Device::cpu()));
+  return moved(x, from.shape(), host_positions(from));
+}
+
+S Prims<S>::index_add(const S& x, int64_t axis, const Tensor& idx, const S& src) {
+  if (x.known() && src.known()) return S(T::index_add(x.value(), axis, idx, src.value()));
+  require_same_device(x, src, "index_add");
+  require_same_dtype(x, src, "index_add");
+  const Tensor i = idx.to(Device::cpu());
+  // The raw op on positions checks the axis, the index and src's shape as on a Tensor.
+  (void)T::index_add(zeros(x.shape(), DType::i64, Device::cpu()), axis, i,
+                     zeros(src.shape(), DType::i64, Device::cpu()));
+  const std::vector<int64_t> dest = host_positions(T::index_select(positions(x.shape()), axis, i));
+  const int64_t n = x.numel();
+  return S(x.shape(), x.dtype(), x.device(), unite(x.deps(), detail::reduce(src.deps(), dest, n)),
+           unite(x.pairs(), detail::reduce(src.pairs(), dest, n)),
+           x.second_order() || src.second_order());
+}
+
+S Prims<S>::detach(const S& x) {
+  if (x.known()) return x;
+  return unknown(x.shape(), x.dtype(), x.device(), x.second_order());
+}
+
+S Prims<S>::constant_binary(BinaryOp op, const S& a, const S& b) {
+  if (a.known() && b.known()) return S(T::binary(op, a.value(), b.value()));
+  const std::string_view name = op_name(op);
+  require_same_device(a, b, name);
+  require_same_shape(a.shape(), b.shape(), name);
+  require_same_dtype(a, b, name);
+  require_admits(kBinaryOps[std::size_t(op)], a.dtype());
+  const DType dtype = dependence(op) == Dependence::none ? DType::b8 : a.dtype();
+  return unknown(a.shape(), dtype, a.device(), a.second_order() || b.second_order());
+}
+
+S Prims<S>::constant_unary(UnaryOp op, const S& x) {
+  if (x.known()) return S(T::unary(op, x.value()));
+  require_admits(kUnaryOps[std::size_t(op)], x.dtype());
+  return unknown(x.shape(), x.dtype(), x.device(), x.second_order());
+}
+
+S Prims<S>::select(const S& cond, const S& a, const S& b) {
+  if (cond.known()) return where(cond.value(), a, b);
+  require_same_device(a, b, "where");
+  if (cond.dtype() != DType::b8) {
+    fail<DTypeError>("where", "condition has dtype ", dtype_name(cond.dtype()), ", needs bool");
+  }
+  if (cond.shape() != a.shape() || a.shape() != b.shape()) {
+    fail<ShapeError>("where", "shapes ", cond.shape(), ", ", a.shape(), " and ", b.shape(),
+                     " differ (the primitive does not broadcast)");
+  }
+  require_same_dtype(a, b, "where");
+  // The condition depends on the inputs: either branch may be taken, at any x.
+  return S(a.shape(), a.dtype(), a.device(), unite(a.deps(), b.deps()), unite(a.pairs(), b.pairs()),
+           a.second_order() || b.second_order());
+}
+
+}  // namespace strata
