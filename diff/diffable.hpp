@@ -68,6 +68,30 @@ concept Diffable = requires(const T& x, const Tensor& t, const Shape& s, UnaryOp
   { Prims<T>::plain(x) } -> std::convertible_to<const Tensor&>;
 };
 
+/// The hooks every level provides besides its primitives, for values that are the same at
+/// every level (masks, comparisons, stop_gradient) and for values that hold a batch of examples
+/// at some level below (st::vmap), which have no single plain value:
+///
+///   mapped(x)                  whether x holds a batch axis at some level
+///   stored(x)                  the plain tensor whose storage holds x's values (batch axes
+///                              included), for the tape's version checks
+///   detach(x)                  x's values as a constant of its level (batch axes kept)
+///   constant_binary(op, a, b)  a comparison or logical op, as a constant of the level
+///   constant_unary(op, x)      logical_not, as a constant of the level
+///   select(cond, a, b)         where(cond, a, b) with cond a bool value of the level
+///
+/// Tensor static_asserts it; Forward<T>, Reverse<T> and Batched<T> static_assert WrappingLevel
+/// (below), so a new level (the jit tracer) cannot silently miss one.
+template <class T>
+concept LevelHooks = Diffable<T> && requires(const T& x, UnaryOp u, BinaryOp b) {
+  { Prims<T>::mapped(x) } -> std::same_as<bool>;
+  { Prims<T>::stored(x) } -> std::convertible_to<const Tensor&>;
+  { Prims<T>::detach(x) } -> std::same_as<T>;
+  { Prims<T>::constant_binary(b, x, x) } -> std::same_as<T>;
+  { Prims<T>::constant_unary(u, x) } -> std::same_as<T>;
+  { Prims<T>::select(x, x, x) } -> std::same_as<T>;
+};
+
 // --- levels ---------------------------------------------------------------------
 // Each dual type wraps one level below it: Reverse<Forward<Tensor>> contains
 // Forward<Tensor>, which contains Tensor. A value of a lower level, or a C++
@@ -79,6 +103,13 @@ struct inner_level {
   using type = void;  ///< the level below (void: T is the bottom level)
 };
 // ad/forward.hpp and ad/reverse.hpp specialise it for their dual types.
+
+/// A level wrapping the level below it (Forward<T>, Reverse<T>, Batched<T>): the LevelHooks,
+/// plus lift_inner(x), a value x of the level below as a constant of this one.
+template <class T>
+concept WrappingLevel = LevelHooks<T> && requires(const typename inner_level<T>::type& inner) {
+  { Prims<T>::lift_inner(inner) } -> std::same_as<T>;
+};
 
 /// True when U is T or a level somewhere below T.
 template <class T, class U>

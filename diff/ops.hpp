@@ -10,7 +10,7 @@
 ///                         plain, stop_gradient, constant_like, zeros_like
 ///   diff/arithmetic.hpp   add sub mul div pow maximum minimum, + - * / and unary -
 ///   diff/comparison.hpp   eq ne lt le gt ge (== != < <= > >=), logical_*, where
-///   diff/math.hpp         exp log sin cos sqrt tanh abs sign clamp
+///   diff/math.hpp         exp log sin cos sqrt tanh log1p expm1 erf abs sign clamp
 ///   diff/reductions.hpp   sum max min argmax argmin sum_to
 ///   diff/statistics.hpp   mean var std norm logsumexp
 ///   diff/activations.hpp  sigmoid relu gelu silu softplus softmax log_softmax

@@ -397,7 +397,7 @@ using ArgminReducer = ArgReducer<T, true>;
 template <class T, class F>
 void visit_unary(UnaryOp op, F&& f) {
   switch (op) {
-#define STRATA_VISIT_ROW(name, Functor, dtypes, numpy)      \
+#define STRATA_VISIT_ROW(name, Functor, dtypes, numpy, ...) \
   case UnaryOp::name:                                       \
     if constexpr (admits(DTypeClass::dtypes, dtype_v<T>)) { \
       return f(Functor{});                                  \

@@ -26,21 +26,13 @@ namespace {
 // The vmath function computing op, or -1 when op has none.
 int vmath_fn(UnaryOp op) {
   switch (op) {
-    case UnaryOp::exp:
-      return vmath::kExp;
-    case UnaryOp::log:
-      return vmath::kLog;
-    case UnaryOp::sin:
-      return vmath::kSin;
-    case UnaryOp::cos:
-      return vmath::kCos;
-    case UnaryOp::tanh:
-      return vmath::kTanh;
-    case UnaryOp::sqrt:
-      return vmath::kSqrt;
-    default:
-      return -1;
+#define STRATA_VMATH_ROW(name, Functor, dtypes, numpy, kernel) \
+  case UnaryOp::name:                                          \
+    return vmath::kernel;
+    STRATA_UNARY_OPS(STRATA_VMATH_ROW)
+#undef STRATA_VMATH_ROW
   }
+  return vmath::kNone;
 }
 
 // out = f(x) with a vectorised contiguous kernel: unit-stride blocks go to it
