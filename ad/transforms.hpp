@@ -107,8 +107,8 @@ decltype(auto) call_function(F& f, const A&... args) {
 /// f's output as a value of level Out (a lower level is a constant of it).
 template <class Out, class Y>
 Out as_level(const Y& y, std::string_view op) {
-  if constexpr (contains_level<Out, Y>()) {
-    return lift<Out>(y);
+  if constexpr (contains_level<Out, Y>() || UnnestedLevels<Out, Y>) {
+    return lift<Out>(y);  // unnested: reported by detail::unnested_levels
   } else {
     static_assert(contains_level<Out, Y>(),
                   "strata: your function must return a tensor of the level it was called with "
