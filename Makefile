@@ -13,7 +13,7 @@ JOBS       ?= $(shell nproc)
 # would also key on the build folder's absolute path and miss in every new clone.
 export CCACHE_BASEDIR ?= $(CURDIR)
 export CCACHE_NOHASHDIR ?= 1
-APT_PACKAGES := cmake g++ make libeigen3-dev catch2 nlohmann-json3-dev ccache libsleef-dev libdnnl-dev wamerican \
+APT_PACKAGES := cmake g++ make libeigen3-dev catch2 nlohmann-json3-dev ccache libsleef-dev libdnnl-dev libopenblas0-pthread wamerican \
                 doxygen
 CMAKE_FLAGS ?=
 

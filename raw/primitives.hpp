@@ -13,6 +13,8 @@
 ///   movement     views (core/layout.hpp), contiguous, pad, concat, cast
 ///   contraction  matmul [..., m, k] x [..., k, n]        raw::matmul
 ///   indexing     index_select, index_add                 raw::index_select/index_add
+///   linalg       cholesky, triangular_solve, lu, eigh,   (raw/linalg.hpp)
+///                svd, qr: factorisations of [..., m, n]
 ///
 /// Beyond the set, for the optimisers only (plain tensors, in place): fill_,
 /// copy_, binary_, axpby_ and adam_step_ (raw/ops.hpp).
@@ -193,6 +195,15 @@ struct AdamStepCoefficients {
   double eps;        ///< added to the denominator
   double l2 = 0;     ///< L2 decay: the gradient used is g + l2 p (when l2 != 0)
   double decay = 1;  ///< decoupled decay: p is multiplied by it before the update
+};
+
+/// The options of raw::triangular_solve (scipy.linalg.solve_triangular's lower, trans and
+/// unit_diagonal, plus the side); raw/linalg.hpp names it raw::TriangularSolve.
+struct TriangularSolve {
+  bool lower = true;       ///< A is lower (else upper) triangular; the other triangle is never read
+  bool left = true;        ///< solve A X = B (else X A = B)
+  bool transpose = false;  ///< use A^T in place of A
+  bool unit_diagonal = false;  ///< A's diagonal is taken as ones (never read)
 };
 
 }  // namespace strata
