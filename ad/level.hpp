@@ -12,6 +12,7 @@
 /// and the hooks of diff/diffable.hpp's LevelHooks concept; RulePrims gives it every primitive.
 /// A new primitive is one line here (its rule built from its parameters), and every level,
 /// present or future, gets it; a new level is one apply, one apply_list and its hooks.
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -59,6 +60,14 @@ struct RulePrims {
   static L index_add(const L& x, int64_t axis, const Tensor& idx, const L& src) {
     return Self::apply(rules::IndexAdd{axis, idx}, x, src);
   }
+  static L cholesky(const L& a) { return Self::apply(rules::Cholesky{}, a); }
+  static L triangular_solve(const L& a, const L& b, TriangularSolve opts) {
+    return Self::apply(rules::TriangularSolve{opts}, a, b);
+  }
+  static std::array<L, 3> lu(const L& a) { return Self::apply_multi(rules::Lu{}, a); }
+  static std::array<L, 2> eigh(const L& a) { return Self::apply_multi(rules::Eigh{}, a); }
+  static std::array<L, 3> svd(const L& a) { return Self::apply_multi(rules::Svd{}, a); }
+  static std::array<L, 2> qr(const L& a) { return Self::apply_multi(rules::Qr{}, a); }
   /// @}
 };
 

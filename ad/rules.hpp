@@ -32,11 +32,13 @@
 /// they are differentiable too: that is what makes Forward<Reverse<T>>, Reverse<Reverse<T>>, ...
 /// work, to any order.
 #include "ad/rules/elementwise.hpp"
+#include "ad/rules/factor.hpp"
 #include "ad/rules/index.hpp"
 #include "ad/rules/matmul.hpp"
 #include "ad/rules/movement.hpp"
 #include "ad/rules/reduce.hpp"
 #include "ad/rules/select.hpp"
+#include "ad/rules/spectral.hpp"
 
 namespace strata::rules {
 

@@ -16,10 +16,13 @@
 ///   slice(x, axis, start, stop, step)   pad(x, pads) (zeros)   concat(xs, axis)
 ///   cast(x, dtype)    matmul(a, b) (rank >= 2, batch dims broadcast)
 ///   index_select(x, axis, idx)      index_add(x, axis, idx, src)  (idx a plain Tensor)
+///   cholesky(a)   triangular_solve(a, b, opts)   lu(a) -> 3   eigh(a) -> 2   svd(a) -> 3
+///   qr(a) -> 2    (raw/linalg.hpp; "-> k": a std::array of k results)
 ///   constant(tensor)                a plain Tensor as a constant of T
 ///   plain(x)                        the plain Tensor value underneath every level
 ///
 /// plus the members shape(), dtype(), device().
+#include <array>
 #include <concepts>
 #include <cstdint>
 #include <optional>
@@ -64,6 +67,12 @@ concept Diffable = requires(const T& x, const Tensor& t, const Shape& s, UnaryOp
   { Prims<T>::matmul(x, x) } -> std::same_as<T>;
   { Prims<T>::index_select(x, int64_t{}, t) } -> std::same_as<T>;
   { Prims<T>::index_add(x, int64_t{}, t, x) } -> std::same_as<T>;
+  { Prims<T>::cholesky(x) } -> std::same_as<T>;
+  { Prims<T>::triangular_solve(x, x, TriangularSolve{}) } -> std::same_as<T>;
+  { Prims<T>::lu(x) } -> std::same_as<std::array<T, 3>>;
+  { Prims<T>::eigh(x) } -> std::same_as<std::array<T, 2>>;
+  { Prims<T>::svd(x) } -> std::same_as<std::array<T, 3>>;
+  { Prims<T>::qr(x) } -> std::same_as<std::array<T, 2>>;
   { Prims<T>::constant(t) } -> std::same_as<T>;
   { Prims<T>::plain(x) } -> std::convertible_to<const Tensor&>;
 };

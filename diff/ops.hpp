@@ -16,14 +16,19 @@
 ///   diff/activations.hpp  sigmoid relu gelu silu softplus softmax log_softmax
 ///   diff/movement.hpp     reshape permute expand transpose squeeze unsqueeze flatten
 ///                         flip slice pad cast concat stack split
-///   diff/linalg.hpp       matmul dot tril triu one_hot
+///   diff/matrix.hpp       matmul dot tril triu diagonal diag_embed one_hot
+///   diff/linalg/*.hpp     st::linalg: cholesky lu eigh eigvalsh svd svdvals qr,
+///                         solve_triangular solve cho_solve inv pinv lstsq,
+///                         slogdet det logdet matrix_norm
 ///   diff/index.hpp        ix oix vix take, st::Index and its entries
 #include "diff/activations.hpp"
 #include "diff/arithmetic.hpp"
 #include "diff/comparison.hpp"
 #include "diff/index.hpp"
-#include "diff/linalg.hpp"
+#include "diff/linalg/det.hpp"
+#include "diff/linalg/solve.hpp"
 #include "diff/math.hpp"
+#include "diff/matrix.hpp"
 #include "diff/movement.hpp"
 #include "diff/operands.hpp"
 #include "diff/reductions.hpp"

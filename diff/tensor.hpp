@@ -97,6 +97,12 @@ struct Prims<Tensor> {
   static Tensor matmul(const Tensor& a, const Tensor& b);
   static Tensor index_select(const Tensor& x, int64_t axis, const Tensor& idx);
   static Tensor index_add(const Tensor& x, int64_t axis, const Tensor& idx, const Tensor& src);
+  static Tensor cholesky(const Tensor& a);
+  static Tensor triangular_solve(const Tensor& a, const Tensor& b, TriangularSolve opts);
+  static std::array<Tensor, 3> lu(const Tensor& a);
+  static std::array<Tensor, 2> eigh(const Tensor& a);
+  static std::array<Tensor, 3> svd(const Tensor& a);
+  static std::array<Tensor, 2> qr(const Tensor& a);
   static Tensor constant(const Tensor& t) { return t; }
   static const Tensor& plain(const Tensor& x) { return x; }
   /// @}
