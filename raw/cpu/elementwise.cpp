@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
-// CPU elementwise kernels: fill, copy (with cast), creation, unary, binary, axpby,
-// adam_step, where. Contract: raw/ops.cpp has validated shapes and dtypes (and integer
-// divisors); `out` is written, never read (except binary with out aliasing a,
-// and axpby and adam_step, which read each element before writing it). The arithmetic is
-// raw/scalar_ops.hpp's, shared with CUDA; exp, log, sin, cos, tanh and sqrt of
-// contiguous blocks go to raw/cpu/vmath.
+// CPU elementwise kernels: fill, copy (with cast), creation, unary, binary,
+// axpby, adam_step, where. Contract: the front end (raw/ops/) has validated
+// shapes and dtypes (and integer divisors); `out` is written, never read
+// (except binary with out aliasing a, and axpby and adam_step, which read each
+// element before writing it). The arithmetic is raw/scalar_ops.hpp's, shared
+// with CUDA; exp, log, sin, cos, tanh and sqrt of contiguous blocks go to
+// raw/cpu/vmath.
 #include <algorithm>
 #include <array>
 #include <atomic>
