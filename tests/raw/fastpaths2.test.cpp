@@ -19,7 +19,9 @@
 #include <thread>
 #include <vector>
 
-#include "raw/cpu/loops.hpp"
+#include "raw/cpu/prefetch.hpp"
+#include "raw/cpu/staged_walk.hpp"
+#include "raw/cpu/tuning.hpp"
 #include "raw/cpu/vmath.hpp"
 #include "support/elementwise_ref.hpp"
 
@@ -89,18 +91,20 @@ TEST_CASE("the 4- and 8-byte transpose kernels of every instruction set match a 
 
 TEST_CASE("transposed operands staged in either CPU's tiles match the reference", "[raw]") {
   tt::ThreadCountGuard restore;
-  // Both tiles stage_tile() chooses from (64 x 1024 and 512 x 128), whichever
-  // CPU runs the test; their edges and those of the 16 x 16 kernel, odd sizes.
-  const st::detail::StageTile cpu_tile = st::detail::stage_tile();
-  struct RestoreTile {
-    st::detail::StageTile saved;
-    ~RestoreTile() { st::detail::stage_tile() = saved; }
-  } restore_tile{cpu_tile};
+  // Both tiles CpuTuning::for_this_cpu() chooses from (64 x 1024 and 512 x 128),
+  // whichever CPU runs the test; their edges and those of the 16 x 16 kernel, odd sizes.
+  struct RestoreTuning {
+    st::detail::CpuTuning saved = st::detail::cpu_tuning();
+    ~RestoreTuning() { st::detail::set_cpu_tuning(saved); }
+  } restore_tuning;
   const std::vector<Shape> shapes{{256, 256}, {257, 300},  {513, 77},  {70, 1000},
                                   {300, 255}, {130, 1030}, {63, 2049}, {1025, 131}};
   for (const st::detail::StageTile tile : {st::detail::StageTile{64, 1024}, {512, 128}})
     for (int threads : {1, 2}) {
-      st::detail::stage_tile() = tile;
+      st::detail::CpuTuning tuning = restore_tuning.saved;
+      tuning.stage_tile = tile;
+      st::detail::set_cpu_tuning(tuning);
+      REQUIRE(st::detail::cpu_tuning().stage_tile.rows == tile.rows);
       st::set_num_threads(threads);
       for (st::DType t : {st::f32, st::f64, st::i32, st::i64}) {
         for (const Shape& s : shapes) {
@@ -334,16 +338,13 @@ TEST_CASE("gathers of whole rows of every length, 4 bytes to past 1 KiB, copy ev
 
 TEST_CASE("large gathers of table rows, streamed or not, copy every row", "[raw]") {
   tt::ThreadCountGuard restore;
-  struct RestoreStreams {
-    bool units = st::detail::gather_streams(), lines = st::detail::gather_streams_lines();
-    ~RestoreStreams() {
-      st::detail::gather_streams() = units;
-      st::detail::gather_streams_lines() = lines;
-    }
-  } restore_streams;
+  struct RestoreTuning {
+    st::detail::CpuTuning saved = st::detail::cpu_tuning();
+    ~RestoreTuning() { st::detail::set_cpu_tuning(saved); }
+  } restore_tuning;
   // 40000 picks of 64 f32 (10 MiB, past the 8 MiB streaming threshold: whole
-  // lines, streamed by gather_lines where gather_streams_lines(), else in
-  // 16-byte units where gather_streams()) and of 62 f32 (rows not whole
+  // lines, streamed by gather_lines where stream_gather_lines, else in
+  // 16-byte units where stream_gather_units) and of 62 f32 (rows not whole
   // 16-byte units, never streamed), out of column slices of a 65-column table
   // (rows start at any 4-byte offset); indices with repeats, the first and the
   // last row.
@@ -355,8 +356,10 @@ TEST_CASE("large gathers of table rows, streamed or not, copy every row", "[raw]
   const RawTensor it = raw::from_host(idx.data(), {picks}, st::i64);
   const RawTensor table = raw::normal({rows, 65}, 16, st::f32);
   for (const int stream : {0, 1, 2}) {
-    st::detail::gather_streams() = stream == 1;
-    st::detail::gather_streams_lines() = stream == 2;
+    st::detail::CpuTuning tuning = restore_tuning.saved;
+    tuning.stream_gather_units = stream == 1;
+    tuning.stream_gather_lines = stream == 2;
+    st::detail::set_cpu_tuning(tuning);
     for (int threads : {1, 2}) {
       st::set_num_threads(threads);
       for (const int64_t c0 : {int64_t{0}, int64_t{1}}) {
