@@ -3,22 +3,9 @@
 // relu, gelu, ...), and relu at NaN: check_grads against central finite differences in f64, forward
 // and reverse mode, up to order 3; softmax, log_softmax and logsumexp at infinities against
 // PyTorch's gradients.
-#include <catch2/catch.hpp>
-#include <cmath>
-#include <cstdint>
 #include <limits>
-#include <strata.hpp>
-#include <vector>
 
-#include "support/ad_inputs.hpp"
-#include "support/check_grads.hpp"
-
-namespace st = strata;
-using st::testing::check_grads;
-using st::testing::f64s;
-using st::testing::nonzero;
-using st::testing::normal;
-using st::testing::positive;
+#include "support/composites_preamble.hpp"
 
 TEST_CASE("composite derivatives: activations", "[ad]") {
   const st::Tensor x = normal({2, 3}, 131);

@@ -3,25 +3,7 @@
 // function that calls vmap, jacfwd and jacrev of vmap(f). References: the
 // same functions written as loops over examples, differentiated by central
 // finite differences in f64 (tests/support/vmap_ref.hpp).
-#include <catch2/catch.hpp>
-#include <cstdint>
-#include <map>
-#include <strata.hpp>
-#include <string>
-#include <tuple>
-#include <vector>
-
-#include "support/vmap_ref.hpp"
-
-namespace st = strata;
-using st::testing::example;
-using st::testing::fd_jacobian;
-using st::testing::require_close;
-using st::testing::stacked;
-
-namespace {
-st::Tensor normal(const st::Shape& s, uint64_t seed) { return st::randn(s, seed, st::f64); }
-}  // namespace
+#include "support/vmap_preamble.hpp"
 
 TEST_CASE("grad of a function that calls vmap", "[ad][vmap]") {
   const st::Tensor X = normal({5, 3}, 31), w0 = normal({3}, 32);

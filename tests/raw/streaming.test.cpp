@@ -6,7 +6,9 @@
 // padded and unaligned destinations included; stream_transposed's choice of
 // layouts; the staged walk's streamed result rows; and, through the public
 // ops, results streamed (stream_transposed_bytes lowered to 0) against the
-// same ops unstreamed and against reference loops, on 1 and 2 threads.
+// same ops unstreamed and against reference loops, on 1 and 2 threads. And the
+// streaming fill of large contiguous tensors (unaligned starts, tails, every element
+// size), and the index_add that starts from it.
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -369,5 +371,73 @@ TEST_CASE("the staged walk's unstaged blocks read and write the operands' storag
     CHECK(tt::first_mismatch(out, a.shape(), st::f32, [&](const Idx& i) {
             return tt::round_to(st::f32, tt::get(a, i) + 1);
           }) == "");
+  }
+}
+
+TEST_CASE("large contiguous fills stream every element, unaligned starts and tails included",
+          "[raw]") {
+  tt::ThreadCountGuard restore;
+  // 8 MiB and up take the streaming path; offsets make the start unaligned.
+  for (int threads : {1, 2}) {
+    st::set_num_threads(threads);
+    for (int64_t extra : {0, 1, 7, 19}) {
+      const int64_t n = (int64_t{9} << 20) / 4 + extra;
+      const RawTensor big = raw::full({n + 40}, 5, st::f32);
+      const RawTensor part =
+          big.slice(0, 3 + extra, 3 + extra + n, 1);  // a contiguous view, offset start
+      raw::fill_(part, -2.5);
+      const auto v = tt::host_elems<float>(big);
+      bool ok = true;
+      for (int64_t i = 0; i < n + 40; ++i) {
+        const bool inside = i >= 3 + extra && i < 3 + extra + n;
+        ok = ok && v[std::size_t(i)] == (inside ? -2.5f : 5.0f);
+      }
+      INFO("extra " << extra << " threads " << threads);
+      CHECK(ok);
+    }
+    for (st::DType t : {st::f64, st::i64, st::i32, st::bool_}) {
+      const int64_t n = (int64_t{17} << 20) / int64_t(st::dtype_size(t)) + 13;
+      const RawTensor x = raw::full({n}, 3, t);
+      const auto want = raw::cast(raw::full({1}, 3, t), st::f64);
+      double w = 0;
+      raw::to_host(want, &w);
+      const auto v = tt::host_elems<double>(raw::cast(x, st::f64));
+      bool ok = true;
+      for (double e : v) ok = ok && e == w;
+      INFO(tt::dname(t));
+      CHECK(ok);
+    }
+  }
+}
+
+TEST_CASE("index_add into a large broadcast zero matches a scatter loop", "[raw]") {
+  tt::ThreadCountGuard restore;
+  const int64_t rows = 40000, cols = 64, picks = 5000;  // 10 MiB: the streaming fill
+  std::vector<int64_t> idx(picks);
+  for (int64_t j = 0; j < picks; ++j) idx[std::size_t(j)] = (j * 7919) % rows / ((j % 3) + 1);
+  const RawTensor it = raw::from_host(idx.data(), {picks}, st::i64);
+  const RawTensor src = raw::normal({picks, cols}, 15, st::f32);
+  const RawTensor zero = raw::full({1, 1}, 0, st::f32).expand({rows, cols});
+  const auto s = tt::host_elems<float>(src);
+  std::vector<double> want(std::size_t(rows * cols), 0.0);
+  for (int64_t j = 0; j < picks; ++j) {
+    for (int64_t c = 0; c < cols; ++c) {
+      want[std::size_t(idx[std::size_t(j)] * cols + c)] += double(s[std::size_t(j * cols + c)]);
+    }
+  }
+  std::vector<float> first;
+  for (int threads : {1, 2}) {
+    st::set_num_threads(threads);
+    const auto got = tt::host_elems<float>(raw::index_add(zero, 0, it, src));
+    bool ok = true;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      ok = ok && std::abs(double(got[i]) - want[i]) <= 1e-5 * (1 + std::abs(want[i]));
+    }
+    CHECK(ok);
+    if (first.empty()) {
+      first = got;
+    } else {
+      CHECK(got == first);
+    }
   }
 }
