@@ -14,7 +14,7 @@ JOBS       ?= $(shell nproc)
 export CCACHE_BASEDIR ?= $(CURDIR)
 export CCACHE_NOHASHDIR ?= 1
 APT_PACKAGES := cmake g++ make libeigen3-dev catch2 nlohmann-json3-dev ccache libsleef-dev libdnnl-dev wamerican \
-                doxygen
+                doxygen libopenmpi-dev openmpi-bin
 CMAKE_FLAGS ?=
 
 # Peers only `make bench` needs (never `make test`): the BLAS libraries and PyTorch.
