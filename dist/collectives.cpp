@@ -84,7 +84,8 @@ std::shared_ptr<Task> all_reduce_into(const RawTensor& buffer, Reduction op,
   c.in = buffer;
   c.out = buffer;
   c.check = g.check;
-  c.what = describe(std::string(name) + "(" + std::string(reduction_text(op)) + ")", buffer);
+  c.what = describe("all_reduce(" + std::string(reduction_text(op)) + ")", buffer) + " (" +
+           std::string(name) + ")";
   return start(g, std::move(c));
 }
 

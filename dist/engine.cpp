@@ -48,6 +48,8 @@ std::shared_ptr<Task> Engine::submit(std::shared_ptr<Task> task) {
                       ")");
     }
     task->timeout = timeout_;
+    // An idle engine thread is asleep, its heartbeat old: that is not a stuck MPI call.
+    if (running_.empty() && queued_.empty()) heartbeat_ = Clock::now();
     queued_.push_back(task);
   }
   wake_.notify_all();
