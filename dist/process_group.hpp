@@ -31,8 +31,9 @@ struct Options {
   /// environment's STRATA_DIST_TIMEOUT (seconds) when set, else 300 s.
   std::optional<std::chrono::milliseconds> timeout{};
   /// Exchange each collective's shape and dtype first and fail (on every rank, with the same
-  /// DistError) when they differ across ranks; unset: on when STRATA_DIST_CHECK=1. broadcast
-  /// always checks (it is how parameters are first shared).
+  /// DistError) when they differ across ranks; unset: STRATA_DIST_CHECK (1 on, anything else
+  /// off) when set, else on in a debug build of strata (no NDEBUG) and off in a release one.
+  /// broadcast always checks (it is how parameters are first shared).
   std::optional<bool> check_collectives{};
 };
 
