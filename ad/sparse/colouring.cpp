@@ -31,6 +31,7 @@ Colouring colour_columns(const SparsityPattern& p) {
   Colouring out{std::vector<int64_t>(std::size_t(p.cols()), -1), 0};
   std::vector<int64_t> forbidden;
   for (int64_t j = 0; j < p.cols(); ++j) {
+    if (by_column.row(j).empty()) continue;  // no entry: no direction needed (colour -1)
     for (int64_t i : by_column.row(j)) {
       for (int64_t other : p.row(i)) {
         const int64_t c = out.colour[std::size_t(other)];
@@ -80,6 +81,7 @@ Colouring star_colouring(const SparsityPattern& p) {
   std::vector<int64_t> forbidden;
   auto& colour = out.colour;
   for (int64_t v : order) {
+    if (p.row(v).empty()) continue;  // no entry in its row or column: colour -1
     neighbours(v, [&](int64_t w) {
       const int64_t cw = colour[std::size_t(w)];
       if (cw >= 0) {

@@ -11,9 +11,10 @@
 
 namespace strata {
 
-/// A colour for each column (or row, or vertex) of a pattern, from 0 to count - 1.
+/// A colour for each column (or row, or vertex) of a pattern, from 0 to count - 1; -1 for one
+/// with no nonzero, which needs no direction.
 struct Colouring {
-  std::vector<int64_t> colour;  ///< each column's (row's, vertex's) colour
+  std::vector<int64_t> colour;  ///< each column's (row's, vertex's) colour, or -1
   int64_t count = 0;            ///< the number of colours
 };
 

@@ -47,6 +47,11 @@ SparsityPattern hessian_pattern(const SparsityTracer& y, int64_t n) {
 void require_sparse_input(const Tensor& x, std::string_view op, bool hessian) {
   if (!x.defined()) fail<ValueError>(op, "x is an undefined tensor (default-constructed)");
   require_float_leaf(x.dtype(), op);
+  if (x.ndim() != 1) {
+    fail<ShapeError>(op, "x has shape ", x.shape(),
+                     "; the sparse derivatives take a 1-D x (their matrices index its elements): "
+                     "pass st::reshape(x, {-1}) and reshape it back inside f");
+  }
   if (hessian && x.numel() >= (int64_t{1} << 31)) {
     fail<ValueError>(op, "x has ", x.numel(), " elements; Hessian patterns support up to 2^31 - 1");
   }

@@ -10,8 +10,8 @@
 ///   st::sparse_jacrev   Reverse<Batched<Tensor>>: f's vjp along each colour's rows
 ///   st::sparse_hessian  forward over reverse: the gradient's jvp (an hvp) along each colour
 ///
-/// x is one float tensor of any shape; matrices index its elements and f's output's in
-/// row-major order (a Jacobian is out.numel() x x.numel()).
+/// x is one 1-D float tensor [n] (ShapeError otherwise: reshape inside f); a Jacobian is
+/// out.numel() x n, its rows f's output elements in row-major order.
 #include <string_view>
 
 #include "ad/jacobian.hpp"
@@ -25,8 +25,8 @@ namespace detail {
 SparsityPattern jacobian_pattern(const SparsityTracer& y, int64_t n);
 /// The Hessian pattern (symmetric, n x n) of the traced one-element output y.
 SparsityPattern hessian_pattern(const SparsityTracer& y, int64_t n);
-/// ValueError / DTypeError unless x is a defined float tensor (and, for a Hessian, has fewer
-/// than 2^31 elements, which pair keys need).
+/// ValueError / DTypeError / ShapeError unless x is a defined 1-D float tensor (and, for a
+/// Hessian, has fewer than 2^31 elements, which pair keys need).
 void require_sparse_input(const Tensor& x, std::string_view op, bool hessian);
 /// ValueError unless plan is for `mode` and for x.numel() == n inputs.
 void require_plan(const SparsePlan& plan, SparsePlan::Mode mode, int64_t n, std::string_view op);
