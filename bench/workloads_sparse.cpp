@@ -41,18 +41,20 @@ double seconds_of(Make make) {
 }
 
 Workload hessian_row(const std::string& name, int64_t n, bool dense_peer) {
-  Workload w{name, [n] {
-               const st::Tensor x = st::randn({n}, 71, st::f64);
-               const auto plan = std::make_shared<st::SparsePlan>(st::sparse_hessian_plan(arrowhead(), x));
-               return Body([=] { g_sink = st::sparse_hessian(arrowhead(), x, *plan).values().raw(); });
-             }};
+  Workload w{
+      name, [n] {
+        const st::Tensor x = st::randn({n}, 71, st::f64);
+        const auto plan = std::make_shared<st::SparsePlan>(st::sparse_hessian_plan(arrowhead(), x));
+        return Body([=] { g_sink = st::sparse_hessian(arrowhead(), x, *plan).values().raw(); });
+      }};
   w.measures.push_back({"plan_s", [n] {
                           const st::Tensor x = st::randn({n}, 71, st::f64);
                           return seconds_of([&] { (void)st::sparse_hessian_plan(arrowhead(), x); });
                         }});
-  w.measures.push_back({"colours", [n] {
-                          return double(st::sparse_hessian_plan(arrowhead(), st::randn({n}, 71, st::f64)).colours());
-                        }});
+  w.measures.push_back(
+      {"colours", [n] {
+         return double(st::sparse_hessian_plan(arrowhead(), st::randn({n}, 71, st::f64)).colours());
+       }});
   if (dense_peer) {
     w.peers.push_back({"dense_hessian", [n]() -> Body {
                          const st::Tensor x = st::randn({n}, 71, st::f64);
@@ -74,14 +76,17 @@ const Register kSparse(17, [](std::vector<Workload>& w) {
   w.push_back(hessian_row("sparse_hessian_arrowhead_n2000", 2000, true));
 
   const int64_t n = 1000000;
-  Workload jac{"sparse_jacobian_tridiag_n1e6", [=] {
-                 const st::Tensor x = st::randn({n}, 72, st::f64);
-                 const auto plan = std::make_shared<st::SparsePlan>(st::sparse_jacfwd_plan(tridiagonal(), x));
-                 return Body([=] { g_sink = st::sparse_jacfwd(tridiagonal(), x, *plan).values().raw(); });
-               }};
+  Workload jac{
+      "sparse_jacobian_tridiag_n1e6", [=] {
+        const st::Tensor x = st::randn({n}, 72, st::f64);
+        const auto plan =
+            std::make_shared<st::SparsePlan>(st::sparse_jacfwd_plan(tridiagonal(), x));
+        return Body([=] { g_sink = st::sparse_jacfwd(tridiagonal(), x, *plan).values().raw(); });
+      }};
   jac.measures.push_back({"plan_s", [=] {
                             const st::Tensor x = st::randn({n}, 72, st::f64);
-                            return seconds_of([&] { (void)st::sparse_jacfwd_plan(tridiagonal(), x); });
+                            return seconds_of(
+                                [&] { (void)st::sparse_jacfwd_plan(tridiagonal(), x); });
                           }});
   jac.peers.push_back({"primal", [=]() -> Body {
                          const st::Tensor x = st::randn({n}, 72, st::f64);

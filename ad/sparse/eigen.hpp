@@ -22,8 +22,7 @@ Eigen::SparseMatrix<Scalar> to_eigen(const SparseMatrix& m) {
   // The CSR arrays are a row-major Eigen matrix as they stand; assigning it to a column-major
   // one transposes the storage in one pass.
   const Eigen::Map<const Eigen::SparseMatrix<Scalar, Eigen::RowMajor, int64_t>> csr(
-      p.rows(), p.cols(), p.nnz(), p.crow_indices().data(), p.col_indices().data(),
-      values.data());
+      p.rows(), p.cols(), p.nnz(), p.crow_indices().data(), p.col_indices().data(), values.data());
   Eigen::SparseMatrix<Scalar> out = csr;
   out.makeCompressed();
   return out;

@@ -81,16 +81,13 @@ SparsePlan::SparsePlan(Mode mode, SparsityPattern p, Colouring c)
       }
     }
   }
-}
-
-Tensor SparsePlan::seeds(DType dtype, Device device) const {
-  const int64_t len = int64_t(colouring_.colour.size());
+  recovery_positions_ = from_vector(recovery_, {int64_t(recovery_.size())});
+  const int64_t len = int64_t(colour.size());
   std::vector<double> s(static_cast<std::size_t>(colouring_.count * len), 0.0);
   for (int64_t j = 0; j < len; ++j) {
-    const int64_t c = colouring_.colour[std::size_t(j)];
-    if (c >= 0) s[std::size_t(c * len + j)] = 1.0;
+    if (colour[std::size_t(j)] >= 0) s[std::size_t(colour[std::size_t(j)] * len + j)] = 1.0;
   }
-  return from_vector(s, {colouring_.count, len}).to(dtype).to(device);
+  seeds_ = from_vector(s, {colouring_.count, len});
 }
 
 }  // namespace strata

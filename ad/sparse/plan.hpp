@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ad/sparse/colouring.hpp"
+#include "diff/tensor.hpp"
 
 namespace strata {
 
@@ -44,11 +45,13 @@ class SparsePlan {
   /// The number of colours: the batch of directions one evaluation pushes through f.
   int64_t colours() const { return colouring_.count; }
   /// The seed directions [colours, len] (len: columns, or rows for jacrev) in dtype on device:
-  /// row c is the indicator of the colour-c columns (rows).
-  Tensor seeds(DType dtype, Device device) const;
+  /// row c is the indicator of the colour-c columns (rows). Built once (f64, on the CPU).
+  Tensor seeds(DType dtype, Device device) const { return seeds_.to(dtype).to(device); }
   /// For each nonzero, in CSR order, its flat position in the compressed result
   /// [colours, other] (other: rows for jacfwd, columns for jacrev and hessian).
   const std::vector<int64_t>& recovery() const { return recovery_; }
+  /// recovery() as an i64 tensor on the CPU, built once.
+  const Tensor& recovery_positions() const { return recovery_positions_; }
 
  private:
   SparsePlan(Mode mode, SparsityPattern p, Colouring c);
@@ -56,6 +59,7 @@ class SparsePlan {
   std::shared_ptr<const SparsityPattern> pattern_;
   Colouring colouring_;
   std::vector<int64_t> recovery_;
+  Tensor recovery_positions_, seeds_;
 };
 
 }  // namespace strata

@@ -91,7 +91,7 @@ void require_rows(const SparsePlan& plan, int64_t m, std::string_view op) {
 
 SparseMatrix decompress(const SparsePlan& plan, const Tensor& compressed) {
   const Tensor flat = reshape(compressed, {-1});
-  const Tensor at = from_vector(plan.recovery()).to(flat.device());
+  const Tensor at = plan.recovery_positions().to(flat.device());
   return SparseMatrix(plan.shared_pattern(), Prims<Tensor>::index_select(flat, 0, at));
 }
 

@@ -148,7 +148,7 @@ SparseMatrix sparse_hessian(F f, const Tensor& x, const SparsePlan& plan) {
   detail::require_plan(plan, SparsePlan::Mode::hessian, x.numel(), op);
   const int64_t c = plan.colours();
   if (c == 0) return detail::decompress(plan, zeros({0, x.numel()}, x.dtype()));
-  auto scalar_f = [&f](const auto& a) {
+  auto scalar_f = [&f, op](const auto& a) {
     using L = std::remove_cvref_t<decltype(a)>;
     const L y = detail::call_at(f, a, op);
     detail::require_single_element(y.shape(), op);

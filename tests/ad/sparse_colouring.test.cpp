@@ -38,7 +38,8 @@ st::SparsityPattern arrowhead(int64_t n) {
 st::SparsityPattern grid(int64_t g) {
   return pattern_where(g * g, g * g, [g](int64_t i, int64_t j) {
     const int64_t ri = i / g, ci = i % g, rj = j / g, cj = j % g;
-    return (ri == rj && (ci - cj <= 1 && cj - ci <= 1)) || (ci == cj && (ri - rj == 1 || rj - ri == 1));
+    return (ri == rj && (ci - cj <= 1 && cj - ci <= 1)) ||
+           (ci == cj && (ri - rj == 1 || rj - ri == 1));
   });
 }
 
@@ -53,19 +54,23 @@ TEST_CASE("distance-2 colourings: no row has two columns of one colour", "[ad][s
     CHECK(colours_used(c.colour) == c.count);
   }
   // A band of half-width 2 (5 diagonals) needs 5 colours, a diagonal 1.
-  const st::SparsityPattern band = pattern_where(30, 30, [](int64_t i, int64_t j) { return i - j <= 2 && j - i <= 2; });
+  const st::SparsityPattern band =
+      pattern_where(30, 30, [](int64_t i, int64_t j) { return i - j <= 2 && j - i <= 2; });
   CHECK(st::colour_columns(band).count == 5);
-  CHECK(st::colour_columns(pattern_where(9, 9, [](int64_t i, int64_t j) { return i == j; })).count == 1);
+  CHECK(st::colour_columns(pattern_where(9, 9, [](int64_t i, int64_t j) {
+          return i == j;
+        })).count == 1);
   // Rectangular and random patterns; and rows (jacrev) through the transpose.
   for (uint64_t seed : {1, 2, 3}) {
     const st::SparsityPattern p = random_symmetric(40, 4, seed);
-    const st::SparsityPattern rect =
-        pattern_where(25, 40, [&](int64_t i, int64_t j) { return p.contains(i, j) || (i + 3 * j) % 17 == 0; });
+    const st::SparsityPattern rect = pattern_where(
+        25, 40, [&](int64_t i, int64_t j) { return p.contains(i, j) || (i + 3 * j) % 17 == 0; });
     require_distance2(rect, st::colour_columns(rect).colour);
     require_distance2(rect.transposed(), st::colour_rows(rect).colour);
   }
   // A dense row forces one colour per column.
-  CHECK(st::colour_columns(pattern_where(3, 12, [](int64_t i, int64_t) { return i == 1; })).count == 12);
+  CHECK(st::colour_columns(pattern_where(3, 12, [](int64_t i, int64_t) { return i == 1; })).count ==
+        12);
   require_distance2(grid(7), st::colour_columns(grid(7)).colour);
 }
 
@@ -92,9 +97,13 @@ TEST_CASE("star colourings: adjacent vertices differ, no two-coloured path on fo
   }
   require_star(grid(9), st::star_colouring(grid(9)).colour);
   // A diagonal Hessian: one colour; an empty one: none.
-  CHECK(st::star_colouring(pattern_where(5, 5, [](int64_t i, int64_t j) { return i == j; })).count == 1);
+  CHECK(st::star_colouring(pattern_where(5, 5, [](int64_t i, int64_t j) {
+          return i == j;
+        })).count == 1);
   CHECK(st::star_colouring(pattern_where(5, 5, [](int64_t, int64_t) { return false; })).count == 0);
-  CHECK_THAT(message_of<st::ValueError>([] { st::star_colouring(pattern_where(3, 4, [](int64_t, int64_t) { return true; })); }),
+  CHECK_THAT(message_of<st::ValueError>([] {
+               st::star_colouring(pattern_where(3, 4, [](int64_t, int64_t) { return true; }));
+             }),
              Contains("not square and symmetric"));
 }
 
@@ -102,7 +111,8 @@ TEST_CASE("the sparse derivatives' colour counts on the bench patterns", "[ad][s
   const int64_t n = 1000;
   const st::Tensor x = st::randn({n}, 1, st::f64);
   auto tridiag = [](const auto& v) {
-    const auto left = v.ix(st::slice(0, -2)), mid = v.ix(st::slice(1, -1)), right = v.ix(st::slice(2, st::none));
+    const auto left = v.ix(st::slice(0, -2)), mid = v.ix(st::slice(1, -1)),
+               right = v.ix(st::slice(2, st::none));
     return st::pad(left + mid * mid - right, {{1, 1}}) + v;
   };
   const st::SparsePlan jp = st::sparse_jacfwd_plan(tridiag, x);
@@ -129,26 +139,39 @@ TEST_CASE("sparse derivatives: bad input is a clear error", "[ad][sparse][errors
   };
   const std::string msg = message_of<st::ValueError>([&] { st::jacobian_sparsity(branchy, x); });
   CHECK_THAT(msg, Contains("sparsity tracer") && Contains("control flow") && Contains("st::where"));
-  CHECK_THAT(message_of<st::ValueError>([&] { st::sparse_hessian(branchy, x); }), Contains("control flow"));
+  CHECK_THAT(message_of<st::ValueError>([&] { st::sparse_hessian(branchy, x); }),
+             Contains("control flow"));
   // x must be a 1-D float tensor.
-  const std::string shape_msg =
-      message_of<st::ShapeError>([&] { st::sparse_hessian(f, st::randn({2, 3}, 2, st::f64)); });
+  const std::string shape_msg = message_of<st::ShapeError>([&] {
+    st::sparse_hessian(f, st::randn({2, 3}, 2, st::f64));
+  });
   CHECK_THAT(shape_msg, Contains("sparse_hessian") && Contains("[2, 3]") && Contains("1-D"));
-  CHECK_THAT(message_of<st::ShapeError>([&] { st::jacobian_sparsity(f, st::zeros({}, st::f64)); }), Contains("1-D"));
+  CHECK_THAT(message_of<st::ShapeError>([&] { st::jacobian_sparsity(f, st::zeros({}, st::f64)); }),
+             Contains("1-D"));
   const st::Tensor xi = st::from_vector(std::vector<int64_t>{1, 2, 3});
-  CHECK_THAT(message_of<st::DTypeError>([&] { st::sparse_jacfwd(f, xi); }), Contains("sparse_jacfwd") && Contains("i64"));
+  CHECK_THAT(message_of<st::DTypeError>([&] { st::sparse_jacfwd(f, xi); }),
+             Contains("sparse_jacfwd") && Contains("i64"));
   CHECK_THAT(message_of<st::DTypeError>([&] { st::hessian_sparsity(f, xi); }), Contains("i64"));
   // A Hessian needs one output element.
-  CHECK_THAT(message_of<st::ShapeError>([&] { st::hessian_sparsity([](const auto& v) { return v * v; }, x); }),
+  CHECK_THAT(message_of<st::ShapeError>(
+                 [&] { st::hessian_sparsity([](const auto& v) { return v * v; }, x); }),
              Contains("hessian_sparsity"));
   // A plan of the wrong kind or size.
   const st::SparsePlan jp = st::sparse_jacfwd_plan([](const auto& v) { return v * v; }, x);
-  CHECK_THAT(message_of<st::ValueError>([&] { st::sparse_hessian(f, x, jp); }), Contains("sparse_hessian_plan"));
-  CHECK_THAT(message_of<st::ValueError>([&] { st::sparse_jacfwd([](const auto& v) { return v * v; }, st::randn({6}, 3, st::f64), jp); }),
+  CHECK_THAT(message_of<st::ValueError>([&] { st::sparse_hessian(f, x, jp); }),
+             Contains("sparse_hessian_plan"));
+  CHECK_THAT(message_of<st::ValueError>([&] {
+               st::sparse_jacfwd([](const auto& v) { return v * v; }, st::randn({6}, 3, st::f64),
+                                 jp);
+             }),
              Contains("the plan is for 5 inputs"));
-  CHECK_THAT(message_of<st::ShapeError>([&] { st::sparse_jacfwd([](const auto& v) { return st::sum(v); }, x, jp); }),
+  CHECK_THAT(message_of<st::ShapeError>(
+                 [&] { st::sparse_jacfwd([](const auto& v) { return st::sum(v); }, x, jp); }),
              Contains("f's output has 1 elements"));
   // A pattern that is not symmetric cannot make a Hessian plan.
-  CHECK_THAT(message_of<st::ValueError>([&] { st::SparsePlan::hessian(pattern_where(2, 2, [](int64_t i, int64_t j) { return i <= j; })); }),
-             Contains("symmetric"));
+  CHECK_THAT(
+      message_of<st::ValueError>([&] {
+        st::SparsePlan::hessian(pattern_where(2, 2, [](int64_t i, int64_t j) { return i <= j; }));
+      }),
+      Contains("symmetric"));
 }

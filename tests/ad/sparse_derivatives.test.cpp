@@ -65,7 +65,9 @@ TEST_CASE("sparse_jacfwd and sparse_jacrev equal the dense Jacobian", "[ad][spar
   require_matches(jf, st::jacrev(laplacian)(x));
   // The dense Jacobian against central differences, so the reference is independent.
   const auto fd = transforms_ref::fd_jacobian(
-      [&](const std::vector<double>& v) { return laplacian(st::from_vector(v)).to_vector<double>(); },
+      [&](const std::vector<double>& v) {
+        return laplacian(st::from_vector(v)).to_vector<double>();
+      },
       x.to_vector<double>());
   transforms_ref::require_close(st::reshape(dense, {-1}), fd, 1e-6);
 }
@@ -77,9 +79,10 @@ TEST_CASE("sparse Jacobians of matmul, reductions, indexing and linear algebra",
   auto f = [idx](const auto& v) {
     const auto m = st::reshape(v, {2, 2, 2});
     const auto spd = st::matmul(m, st::transpose(m, -1, -2)) + st::eye(2, st::f64);
-    return st::concat({st::linalg::logdet(spd), st::take(v, idx, 0) * st::sum(v.ix(st::slice(0, 2))),
-                       st::reshape(st::matmul(st::reshape(v, {2, 4}), st::reshape(st::tanh(v), {4, 2})), {-1})},
-                      0);
+    return st::concat(
+        {st::linalg::logdet(spd), st::take(v, idx, 0) * st::sum(v.ix(st::slice(0, 2))),
+         st::reshape(st::matmul(st::reshape(v, {2, 4}), st::reshape(st::tanh(v), {4, 2})), {-1})},
+        0);
   };
   const st::Tensor dense = st::jacfwd(f)(x);
   require_matches(st::sparse_jacfwd(f, x), dense, 1e-11);
@@ -99,14 +102,16 @@ TEST_CASE("sparse_hessian equals the dense Hessian", "[ad][sparse]") {
   // Through linear algebra: the log-determinants of two SPD matrices.
   auto logdets = [](const auto& v) {
     const auto m = st::reshape(v.ix(st::slice(0, 8)), {2, 2, 2});
-    return st::sum(st::linalg::logdet(st::matmul(m, st::transpose(m, -1, -2)) + st::eye(2, st::f64)));
+    return st::sum(
+        st::linalg::logdet(st::matmul(m, st::transpose(m, -1, -2)) + st::eye(2, st::f64)));
   };
   require_matches(st::sparse_hessian(logdets, x), st::hessian(logdets, x), 1e-10);
   // The Rosenbrock Hessian against central second differences.
   const auto fd = transforms_ref::fd_hessian(
       [&](const std::vector<double>& v) { return rosen(st::from_vector(v)).item<double>(); },
       x.to_vector<double>());
-  transforms_ref::require_close(st::reshape(st::sparse_hessian(rosen, x).to_dense(), {-1}), fd, 1e-4);
+  transforms_ref::require_close(st::reshape(st::sparse_hessian(rosen, x).to_dense(), {-1}), fd,
+                                1e-4);
 }
 
 TEST_CASE("a SparsePlan is computed once and reused at other points", "[ad][sparse]") {
@@ -152,7 +157,8 @@ TEST_CASE("SparseMatrix: CSR arrays, to_dense and the Eigen copy", "[ad][sparse]
   CHECK(e.nonZeros() == h.nnz());
   const Eigen::MatrixXd ed = Eigen::MatrixXd(e);
   for (int64_t i = 0; i < n; ++i) {
-    for (int64_t j = 0; j < n; ++j) CHECK(ed(i, j) == Approx(dense[std::size_t(i * n + j)]).epsilon(1e-12));
+    for (int64_t j = 0; j < n; ++j)
+      CHECK(ed(i, j) == Approx(dense[std::size_t(i * n + j)]).epsilon(1e-12));
   }
   // An f32 matrix converts too (values widened to double).
   const st::SparseMatrix h32 = st::sparse_hessian(rosen, x.to(st::f32));

@@ -72,8 +72,8 @@ TEST_CASE("jacobian_sparsity of elementwise ops is the diagonal", "[ad][sparse]"
       [](const auto& x) { return st::sin(x) * x + st::exp(x) - st::tanh(x) / (1.0 + x * x); }, n);
   // sign and the comparisons have no derivative; a known zero factor removes the dependence.
   require_exact_jacobian([](const auto& x) { return st::sign(x) + x * 0.0; }, n);
-  const st::SparsityPattern p = st::jacobian_sparsity([](const auto& x) { return st::sqrt(x * x + 1.0); },
-                                                      point(n, 3));
+  const st::SparsityPattern p =
+      st::jacobian_sparsity([](const auto& x) { return st::sqrt(x * x + 1.0); }, point(n, 3));
   CHECK(p == pattern_where(n, n, [](int64_t i, int64_t j) { return i == j; }));
 }
 
@@ -91,12 +91,14 @@ TEST_CASE("jacobian_sparsity of stencils, slices, padding and concatenation", "[
   require_exact_jacobian([](const auto& x) { return st::pad(x * x, {{2, 1}}); }, n);
   require_exact_jacobian(
       [](const auto& x) {
-        return st::concat({st::flip(x.ix(st::slice(0, 4)), 0), st::exp(x.ix(st::slice(5, st::none)))}, 0);
+        return st::concat(
+            {st::flip(x.ix(st::slice(0, 4)), 0), st::exp(x.ix(st::slice(5, st::none)))}, 0);
       },
       n);
 }
 
-TEST_CASE("jacobian_sparsity of matmul with a known operand and of two traced ones", "[ad][sparse]") {
+TEST_CASE("jacobian_sparsity of matmul with a known operand and of two traced ones",
+          "[ad][sparse]") {
   const int64_t n = 6;
   const st::Tensor a = banded(n);
   // A known matrix's zeros contribute nothing: the pattern is a's nonzeros.
@@ -124,8 +126,11 @@ TEST_CASE("jacobian_sparsity of reductions", "[ad][sparse]") {
   require_exact_jacobian([](const auto& x) { return st::sum(st::reshape(x * x, {2, 4}), {1}); }, n);
   require_exact_jacobian([](const auto& x) { return st::max(st::reshape(x, {4, 2}), {1}); }, n);
   require_exact_jacobian([](const auto& x) { return st::reshape(st::mean(x * x), {1}); }, n);
-  require_exact_jacobian([](const auto& x) { return st::sum(st::reshape(st::exp(x), {2, 2, 2}), {0, 2}); },
-                         n);
+  require_exact_jacobian(
+      [](const auto& x) {
+        return st::sum(st::reshape(st::exp(x), {2, 2, 2}), {0, 2});
+      },
+      n);
   // A softmax: every output depends on every input.
   require_exact_jacobian(
       [](const auto& x) {
@@ -135,11 +140,12 @@ TEST_CASE("jacobian_sparsity of reductions", "[ad][sparse]") {
       n);
 }
 
-TEST_CASE("jacobian_sparsity of indexing: gathers, repeated positions and index_add", "[ad][sparse]") {
+TEST_CASE("jacobian_sparsity of indexing: gathers, repeated positions and index_add",
+          "[ad][sparse]") {
   const int64_t n = 6;
   const st::Tensor idx = st::from_vector(std::vector<int64_t>{4, 0, 4, 2});
-  require_exact_jacobian([idx](const auto& x) { return st::take(x, idx, 0) * x.ix(st::slice(0, 4)); },
-                         n);
+  require_exact_jacobian(
+      [idx](const auto& x) { return st::take(x, idx, 0) * x.ix(st::slice(0, 4)); }, n);
   require_exact_jacobian([](const auto& x) { return x.ix(st::slice(st::none, st::none, 2)); }, n);
   // index_add: rows 1 and 3 of the result gather several of src's elements.
   const st::Tensor dest = st::from_vector(std::vector<int64_t>{1, 3, 1, 3, 3, 0});
@@ -152,7 +158,8 @@ TEST_CASE("jacobian_sparsity of indexing: gathers, repeated positions and index_
       n);
 }
 
-TEST_CASE("jacobian_sparsity through linear algebra: blocks per batch matrix", "[ad][sparse][linalg]") {
+TEST_CASE("jacobian_sparsity through linear algebra: blocks per batch matrix",
+          "[ad][sparse][linalg]") {
   const int64_t n = 8;  // two 2 x 2 matrices ... and their squares
   auto spd = [](const auto& x) {
     const auto m = st::reshape(x, {2, 2, 2});
@@ -163,10 +170,10 @@ TEST_CASE("jacobian_sparsity through linear algebra: blocks per batch matrix", "
   };
   // logdet and the eigenvalues: each output depends on its own matrix, exactly.
   require_exact_jacobian([spd](const auto& x) { return st::linalg::logdet(spd(x)); }, n);
-  require_exact_jacobian([spd](const auto& x) { return st::reshape(st::linalg::eigvalsh(spd(x)), {-1}); },
-                         n);
-  CHECK(st::jacobian_sparsity([spd](const auto& x) { return st::linalg::logdet(spd(x)); }, point(n, 5)) ==
-        pattern_where(2, n, block(1)));
+  require_exact_jacobian(
+      [spd](const auto& x) { return st::reshape(st::linalg::eigvalsh(spd(x)), {-1}); }, n);
+  CHECK(st::jacobian_sparsity([spd](const auto& x) { return st::linalg::logdet(spd(x)); },
+                              point(n, 5)) == pattern_where(2, n, block(1)));
   // cholesky: the tracer gives every output its matrix's inputs, a superset of the nonzeros
   // (the factor's zero upper triangle depends on nothing).
   auto chol = [spd](const auto& x) { return st::reshape(st::linalg::cholesky(spd(x)), {-1}); };
@@ -176,9 +183,10 @@ TEST_CASE("jacobian_sparsity through linear algebra: blocks per batch matrix", "
   // cho_solve with a known factor: the solution of each system depends on its right-hand side.
   const st::Tensor l = st::linalg::cholesky(spd(point(n, 7)));
   require_exact_jacobian(
-      [l](const auto& x) { return st::reshape(st::linalg::cho_solve(l, st::reshape(x, {2, 4, 1})
-                                                                           .ix(st::all, st::slice(0, 2))),
-                                              {-1}); },
+      [l](const auto& x) {
+        return st::reshape(
+            st::linalg::cho_solve(l, st::reshape(x, {2, 4, 1}).ix(st::all, st::slice(0, 2))), {-1});
+      },
       n);
 }
 
@@ -204,20 +212,23 @@ TEST_CASE("hessian_sparsity of separable, chained and arrowhead functions", "[ad
     return st::sum(head * head * last) + st::sum(st::sin(x));
   };
   require_exact_hessian(arrow, n);
-  CHECK(st::hessian_sparsity(arrow, point(n, 3)) ==
-        pattern_where(n, n, [n](int64_t i, int64_t j) { return i == j || i == n - 1 || j == n - 1; }));
+  CHECK(st::hessian_sparsity(arrow, point(n, 3)) == pattern_where(n, n, [n](int64_t i, int64_t j) {
+          return i == j || i == n - 1 || j == n - 1;
+        }));
 }
 
-TEST_CASE("hessian_sparsity of products, quotients, quadratic forms and reductions", "[ad][sparse]") {
+TEST_CASE("hessian_sparsity of products, quotients, quadratic forms and reductions",
+          "[ad][sparse]") {
   const int64_t n = 6;
   // x0 x3 couples 0 and 3 only; x1 / x2 gives (1, 2) and (2, 2), not (1, 1).
-  auto f = [](const auto& x) { return st::sum(x.ix(st::slice(0, 1)) * x.ix(st::slice(3, 4)) +
-                                              x.ix(st::slice(1, 2)) / x.ix(st::slice(2, 3))); };
+  auto f = [](const auto& x) {
+    return st::sum(x.ix(st::slice(0, 1)) * x.ix(st::slice(3, 4)) +
+                   x.ix(st::slice(1, 2)) / x.ix(st::slice(2, 3)));
+  };
   require_exact_hessian(f, n);
-  CHECK(st::hessian_sparsity(f, point(n, 1)) ==
-        pattern_where(n, n, [](int64_t i, int64_t j) {
-          return (i == 0 && j == 3) || (i == 3 && j == 0) || (i == 1 && j == 2) || (i == 2 && j == 1) ||
-                 (i == 2 && j == 2);
+  CHECK(st::hessian_sparsity(f, point(n, 1)) == pattern_where(n, n, [](int64_t i, int64_t j) {
+          return (i == 0 && j == 3) || (i == 3 && j == 0) || (i == 1 && j == 2) ||
+                 (i == 2 && j == 1) || (i == 2 && j == 2);
         }));
   // A quadratic form with a known banded matrix: a + a^T's nonzeros.
   const st::Tensor a = banded(n);
@@ -226,8 +237,11 @@ TEST_CASE("hessian_sparsity of products, quotients, quadratic forms and reductio
   CHECK(st::hessian_sparsity(quadratic, point(n, 2)) == pattern_of(a + st::transpose(a, 0, 1)));
   // log-sum-exp and a product of sums: dense.
   require_exact_hessian([](const auto& x) { return st::log(st::sum(st::exp(x))); }, n);
-  require_exact_hessian([](const auto& x) { return st::sum(x.ix(st::slice(0, 3))) * st::sum(x.ix(st::slice(3, st::none))); },
-                        n);
+  require_exact_hessian(
+      [](const auto& x) {
+        return st::sum(x.ix(st::slice(0, 3))) * st::sum(x.ix(st::slice(3, st::none)));
+      },
+      n);
   // A max over elements is piecewise linear: only the squares inside add pairs, on the
   // diagonal; at a given x only the largest square's is nonzero (a superset there).
   auto peak = [](const auto& x) { return st::max(x * x) + st::sum(st::abs(x)); };
@@ -236,7 +250,8 @@ TEST_CASE("hessian_sparsity of products, quotients, quadratic forms and reductio
   CHECK(contains_all(traced, dense_hessian_pattern(peak, n)));
 }
 
-TEST_CASE("hessian_sparsity through linear algebra: blocks per batch matrix", "[ad][sparse][linalg]") {
+TEST_CASE("hessian_sparsity through linear algebra: blocks per batch matrix",
+          "[ad][sparse][linalg]") {
   const int64_t n = 8;
   auto f = [](const auto& x) {
     const auto m = st::reshape(x, {2, 2, 2});
