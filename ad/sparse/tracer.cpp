@@ -10,9 +10,9 @@
 namespace strata {
 
 using detail::fail;
-using detail::Sets;
 using detail::gather;
 using detail::pairs_of;
+using detail::Sets;
 using detail::unite;
 using detail::sparsity::host_positions;
 using detail::sparsity::moved;
