@@ -3,10 +3,12 @@
 // arrowhead-with-band function, 4 star colours or fewer, against st::grad of the same function),
 // sparse_jacobian_tridiag_n1e6 (st::sparse_jacfwd of a tridiagonal residual, 3 colours,
 // against the primal residual alone) and sparse_hessian_arrowhead_n2000 (against the dense
-// st::hessian, whose cost grows as n^2 where the sparse one grows as n: the ratio at n = 10^4
-// is extrapolated from it in docs/PERFORMANCE.md). The plans (trace and colouring) are made
+// st::hessian, whose cost grows as n^2 where the sparse one grows as n: the ratio at
+// n = 10^4 is this row's ratio times 5). The plans (trace and colouring) are made
 // in the setup, as a Newton loop makes them once; their cost is the row's "plan_s" measure.
 #include <chrono>
+#include <memory>
+#include <string>
 
 #include "bench/bench.hpp"
 
