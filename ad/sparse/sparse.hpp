@@ -169,18 +169,21 @@ SparseMatrix sparse_hessian(F f, const Tensor& x, const SparsePlan& plan) {
 /// changes but the function does not). Example: `st::sparse_jacfwd(f, x).to_dense()`.
 template <class F>
 SparseMatrix sparse_jacfwd(F f, const Tensor& x) {
+  detail::require_sparse_input(x, "sparse_jacfwd", false);  // errors name the function called
   const SparsePlan plan = sparse_jacfwd_plan(f, x);
   return sparse_jacfwd(std::move(f), x, plan);
 }
 /// sparse_jacrev with the plan computed here.
 template <class F>
 SparseMatrix sparse_jacrev(F f, const Tensor& x) {
+  detail::require_sparse_input(x, "sparse_jacrev", false);  // errors name the function called
   const SparsePlan plan = sparse_jacrev_plan(f, x);
   return sparse_jacrev(std::move(f), x, plan);
 }
 /// sparse_hessian with the plan computed here.
 template <class F>
 SparseMatrix sparse_hessian(F f, const Tensor& x) {
+  detail::require_sparse_input(x, "sparse_hessian", true);  // errors name the function called
   const SparsePlan plan = sparse_hessian_plan(f, x);
   return sparse_hessian(std::move(f), x, plan);
 }
