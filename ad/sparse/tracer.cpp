@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// The sparsity tracer's elementwise, reduction, movement and index primitives, and its
-// hooks (ad/sparse/tracer.hpp has the table of what each propagates). The products, the
-// triangular solve and the factorisations are in tracer_linalg.cpp.
+// The sparsity tracer's values, its elementwise, reduction and selection primitives, and its
+// hooks (ad/sparse/tracer.hpp has the table of what each propagates). The movement and index
+// primitives are in tracer_movement.cpp; the products, the triangular solve and the
+// factorisations in tracer_linalg.cpp.
 #include <algorithm>
 #include <optional>
 
@@ -15,7 +16,6 @@ using detail::pairs_of;
 using detail::Sets;
 using detail::unite;
 using detail::sparsity::host_positions;
-using detail::sparsity::moved;
 using detail::sparsity::positions;
 using S = SparsityTracer;
 using T = Prims<Tensor>;
@@ -51,63 +51,11 @@ const Tensor& SparsityTracer::value() const {
   return value_;
 }
 
-namespace detail {
-
-void tracer_has_no_values(std::string_view what) {
-  fail<ValueError>("sparsity tracer", what,
-                   " needs the value of a tensor computed from the traced input, but the sparsity "
-                   "tracer carries no values (st::jacobian_sparsity and st::hessian_sparsity run f "
-                   "once for every input value at once), so control flow that depends on values "
-                   "cannot be traced: select between both branches with st::where(cond, a, b)");
-}
-
-namespace sparsity {
-
-void require_same_device(const S& a, const S& b, std::string_view op) {
-  if (a.device() != b.device()) {
-    fail<DeviceError>(op, "tensors are on different devices (", to_string(a.device()), " and ",
-                      to_string(b.device()), "); move one with .to(device)");
-  }
-}
-
-void require_same_dtype(const S& a, const S& b, std::string_view op) {
-  if (a.dtype() != b.dtype()) {
-    fail<DTypeError>(op, "dtypes ", dtype_name(a.dtype()), " and ", dtype_name(b.dtype()),
-                     " differ (cast one first)");
-  }
-}
-
-void require_float(DType t, std::string_view op) {
-  if (!is_floating(t)) {
-    fail<DTypeError>(op, "dtype ", dtype_name(t), " is not supported (needs f32 or f64)");
-  }
-}
-
-Tensor positions(const Shape& shape, int64_t offset) {
-  const int64_t n = checked_numel(shape, "sparsity tracer");
-  return reshape(arange(double(offset), double(offset + n), 1, DType::i64, Device::cpu()), shape);
-}
-
-std::vector<int64_t> host_positions(const Tensor& t) { return t.to_vector<int64_t>(); }
-
-S moved(const S& x, const Shape& shape, const std::vector<int64_t>& from) {
-  return S(shape, x.dtype(), x.device(), gather(x.deps(), from), gather(x.pairs(), from),
-           x.second_order());
-}
-
-std::vector<int64_t> matrix_of_each(int64_t batch, int64_t rows, int64_t cols) {
-  std::vector<int64_t> m(static_cast<std::size_t>(batch * rows * cols));
-  for (std::size_t i = 0; i < m.size(); ++i) m[i] = int64_t(i) / (rows * cols);
-  return m;
-}
-
-}  // namespace sparsity
-}  // namespace detail
-
 namespace {
 
 using detail::sparsity::require_same_device;
 using detail::sparsity::require_same_dtype;
+using detail::sparsity::require_where_operands;
 
 /// How an elementwise op's output depends on its operands (the second-order pairs it adds).
 enum class Dependence {
@@ -298,15 +246,7 @@ S Prims<S>::binary(BinaryOp op, const S& a, const S& b) {
 
 S Prims<S>::where(const Tensor& cond, const S& a, const S& b) {
   if (a.known() && b.known()) return S(T::where(cond, a.value(), b.value()));
-  require_same_device(a, b, "where");
-  if (cond.dtype() != DType::b8) {
-    fail<DTypeError>("where", "condition has dtype ", dtype_name(cond.dtype()), ", needs bool");
-  }
-  if (cond.shape() != a.shape() || a.shape() != b.shape()) {
-    fail<ShapeError>("where", "shapes ", cond.shape(), ", ", a.shape(), " and ", b.shape(),
-                     " differ (the primitive does not broadcast)");
-  }
-  require_same_dtype(a, b, "where");
+  require_where_operands(cond.dtype(), cond.shape(), a, b);
   // The condition is known: each element is exactly one branch's.
   const std::vector<bool> c = cond.to_vector<bool>();
   std::vector<int64_t> from_a(c.size()), from_b(c.size());
@@ -326,106 +266,6 @@ S Prims<S>::sum(const S& x, const Shape& axes, bool keepdims) {
 
 S Prims<S>::max(const S& x, const Shape& axes, bool keepdims) {
   return reduced(x, axes, keepdims, ReduceOp::max);
-}
-
-S Prims<S>::permute(const S& x, const Shape& dims) {
-  if (x.known()) return S(T::permute(x.value(), dims));
-  const Tensor from = T::permute(positions(x.shape()), dims);
-  return moved(x, from.shape(), host_positions(from));
-}
-
-S Prims<S>::expand(const S& x, const Shape& shape) {
-  if (x.known()) return S(T::expand(x.value(), shape));
-  const Tensor from = T::expand(positions(x.shape()), shape);
-  return moved(x, from.shape(), host_positions(from));
-}
-
-S Prims<S>::reshape(const S& x, const Shape& shape) {
-  if (x.known()) return S(T::reshape(x.value(), shape));
-  // Row-major order is kept: only the shape changes (checked, -1 inferred, by the positions).
-  const Shape out = T::reshape(positions(x.shape()), shape).shape();
-  return S(out, x.dtype(), x.device(), x.deps(), x.pairs(), x.second_order());
-}
-
-S Prims<S>::slice(const S& x, int64_t axis, std::optional<int64_t> start,
-                  std::optional<int64_t> stop, int64_t step) {
-  if (x.known()) return S(T::slice(x.value(), axis, start, stop, step));
-  const Tensor from = T::slice(positions(x.shape()), axis, start, stop, step);
-  return moved(x, from.shape(), host_positions(from));
-}
-
-S Prims<S>::pad(const S& x, const Pads& pads) {
-  if (x.known()) return S(T::pad(x.value(), pads));
-  // Positions from 1, so that the padding's zeros read as -1: no dependence.
-  const Tensor from = T::pad(positions(x.shape(), 1), pads);
-  std::vector<int64_t> f = host_positions(from);
-  for (int64_t& i : f) --i;
-  return moved(x, from.shape(), f);
-}
-
-S Prims<S>::concat(const std::vector<S>& xs, int64_t axis) {
-  if (xs.empty()) fail<ValueError>("concat", "needs at least one tensor");
-  if (std::all_of(xs.begin(), xs.end(), [](const S& x) { return x.known(); })) {
-    std::vector<Tensor> values;
-    for (const S& x : xs) values.push_back(x.value());
-    return S(T::concat(values, axis));
-  }
-  std::vector<Tensor> ids;
-  std::vector<int64_t> offsets{0};
-  bool second = false;
-  for (const S& x : xs) {
-    require_same_device(xs[0], x, "concat");
-    require_same_dtype(xs[0], x, "concat");
-    ids.push_back(positions(x.shape(), offsets.back()));
-    offsets.push_back(offsets.back() + x.numel());
-    second = second || x.second_order();
-  }
-  const Tensor out = T::concat(ids, axis);
-  const std::vector<int64_t> all = host_positions(out);
-  std::vector<Sets> deps, pairs;
-  for (std::size_t k = 0; k < xs.size(); ++k) {
-    if (!xs[k].deps() && !xs[k].pairs()) continue;
-    std::vector<int64_t> from(all.size());
-    for (std::size_t i = 0; i < all.size(); ++i) {
-      const bool mine = all[i] >= offsets[k] && all[i] < offsets[k + 1];
-      from[i] = mine ? all[i] - offsets[k] : -1;
-    }
-    deps.push_back(gather(xs[k].deps(), from));
-    pairs.push_back(gather(xs[k].pairs(), from));
-  }
-  return S(out.shape(), xs[0].dtype(), xs[0].device(), detail::unite(deps), detail::unite(pairs),
-           second);
-}
-
-S Prims<S>::cast(const S& x, DType dtype) {
-  if (x.known()) return S(T::cast(x.value(), dtype));
-  // Sets survive a cast between float dtypes; the constructor drops them for another.
-  return S(x.shape(), dtype, x.device(), x.deps(), x.pairs(), x.second_order());
-}
-
-S Prims<S>::index_select(const S& x, int64_t axis, const Tensor& idx) {
-  if (x.known()) return S(T::index_select(x.value(), axis, idx));
-  if (idx.defined() && idx.device() != x.device()) {
-    fail<DeviceError>("index_select", "tensors are on different devices (", to_string(x.device()),
-                      " and ", to_string(idx.device()), "); move one with .to(device)");
-  }
-  const Tensor from = T::index_select(positions(x.shape()), axis, idx.to(Device::cpu()));
-  return moved(x, from.shape(), host_positions(from));
-}
-
-S Prims<S>::index_add(const S& x, int64_t axis, const Tensor& idx, const S& src) {
-  if (x.known() && src.known()) return S(T::index_add(x.value(), axis, idx, src.value()));
-  require_same_device(x, src, "index_add");
-  require_same_dtype(x, src, "index_add");
-  const Tensor i = idx.to(Device::cpu());
-  // The raw op on positions checks the axis, the index and src's shape as on a Tensor.
-  (void)T::index_add(zeros(x.shape(), DType::i64, Device::cpu()), axis, i,
-                     zeros(src.shape(), DType::i64, Device::cpu()));
-  const std::vector<int64_t> dest = host_positions(T::index_select(positions(x.shape()), axis, i));
-  const int64_t n = x.numel();
-  return S(x.shape(), x.dtype(), x.device(), unite(x.deps(), detail::reduce(src.deps(), dest, n)),
-           unite(x.pairs(), detail::reduce(src.pairs(), dest, n)),
-           x.second_order() || src.second_order());
 }
 
 S Prims<S>::detach(const S& x) {
@@ -452,15 +292,7 @@ S Prims<S>::constant_unary(UnaryOp op, const S& x) {
 
 S Prims<S>::select(const S& cond, const S& a, const S& b) {
   if (cond.known()) return where(cond.value(), a, b);
-  require_same_device(a, b, "where");
-  if (cond.dtype() != DType::b8) {
-    fail<DTypeError>("where", "condition has dtype ", dtype_name(cond.dtype()), ", needs bool");
-  }
-  if (cond.shape() != a.shape() || a.shape() != b.shape()) {
-    fail<ShapeError>("where", "shapes ", cond.shape(), ", ", a.shape(), " and ", b.shape(),
-                     " differ (the primitive does not broadcast)");
-  }
-  require_same_dtype(a, b, "where");
+  require_where_operands(cond.dtype(), cond.shape(), a, b);
   // The condition depends on the inputs: either branch may be taken, at any x.
   return S(a.shape(), a.dtype(), a.device(), unite(a.deps(), b.deps()), unite(a.pairs(), b.pairs()),
            a.second_order() || b.second_order());

@@ -7,7 +7,7 @@
 /// st::hessian_sparsity (ad/sparse/sparse.hpp) run f once on it.
 ///
 /// It is not built on the rules (they compute numbers): each Diffable primitive propagates
-/// the sets directly (ad/sparse/tracer.cpp, tracer_linalg.cpp), and the Diffable concept
+/// the sets directly (ad/sparse/tracer*.cpp), and the Diffable concept
 /// makes that list complete. The patterns are global (true at every x, since no value is
 /// read) and always a superset of the true nonzeros; they are exact for elementwise ops,
 /// stencils, arrowheads and bands. First order:

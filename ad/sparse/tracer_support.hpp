@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-/// What the sparsity tracer's primitives share (ad/sparse/tracer.cpp, tracer_linalg.cpp):
-/// the checks that mirror the raw primitives' own, and the positions trick by which the
-/// movement ops learn where each element goes.
+/// What the sparsity tracer's primitives share (ad/sparse/tracer.cpp, tracer_movement.cpp,
+/// tracer_linalg.cpp; defined in tracer_support.cpp): the checks that mirror the raw
+/// primitives' own, and the positions trick by which the movement ops learn where each
+/// element goes.
 #include <string_view>
 #include <vector>
 
@@ -18,6 +19,10 @@ void require_same_device(const S& a, const S& b, std::string_view op);
 void require_same_dtype(const S& a, const S& b, std::string_view op);
 /// DTypeError unless the dtype is f32 or f64.
 void require_float(DType t, std::string_view op);
+
+/// DeviceError, DTypeError or ShapeError unless where's condition (its dtype and shape) and
+/// branches fit: a bool condition, one shape for all three, one dtype and device for a and b.
+void require_where_operands(DType cond_dtype, const Shape& cond_shape, const S& a, const S& b);
 
 /// The positions offset, offset + 1, ... as an i64 tensor of `shape` on the CPU: a movement
 /// op applied to it says, for each output element, which input element it holds.
