@@ -118,27 +118,13 @@ Dependence dependence(BinaryOp op) {
   return Dependence::none;  // unreachable
 }
 
-/// DTypeError unless the op's table row admits t (the raw primitive's check).
-template <class Op>
-void require_admits(const OpInfo<Op>& info, DType t) {
-  if (admits(info.dtypes, t)) return;
-  switch (info.dtypes) {
-    case DTypeClass::floating:
-      fail<DTypeError>(info.name, "dtype ", dtype_name(t), " is not supported (needs f32 or f64)");
-    case DTypeClass::numeric:
-      fail<DTypeError>(info.name, "dtype bool is not supported (cast to a number)");
-    case DTypeClass::boolean:
-      fail<DTypeError>(info.name, "dtype ", dtype_name(t), " is not supported (needs bool)");
-    case DTypeClass::any:
-      break;
-  }
-}
-
-/// ShapeError unless the operands of an elementwise primitive have one shape.
-void require_same_shape(const Shape& a, const Shape& b, std::string_view op) {
-  if (a != b) {
-    fail<ShapeError>(op, "shapes ", a, " and ", b, " differ (the primitive does not broadcast)");
-  }
+/// The checks of the raw binary primitive `op`: one device, shape and dtype, one the op admits.
+void require_binary_operands(BinaryOp op, const S& a, const S& b) {
+  const std::string_view name = op_name(op);
+  require_same_device(a, b, name);
+  detail::require_same_shape(a.shape(), b.shape(), name);
+  require_same_dtype(a, b, name);
+  detail::check_dtype(op, a.dtype());
 }
 
 /// The positions where the known value v is not zero (i, or -1 where it is), or nothing
@@ -187,7 +173,7 @@ S reduced(const S& x, const Shape& axes, bool keepdims, ReduceOp op) {
 
 S Prims<S>::unary(UnaryOp op, const S& x) {
   if (x.known()) return S(T::unary(op, x.value()));
-  require_admits(kUnaryOps[std::size_t(op)], x.dtype());
+  detail::check_dtype(op, x.dtype());
   switch (dependence(op)) {
     case Dependence::none:
       return unknown(x.shape(), x.dtype(), x.device(), x.second_order());
@@ -205,11 +191,7 @@ S Prims<S>::unary(UnaryOp op, const S& x) {
 
 S Prims<S>::binary(BinaryOp op, const S& a, const S& b) {
   if (a.known() && b.known()) return S(T::binary(op, a.value(), b.value()));
-  const std::string_view name = op_name(op);
-  require_same_device(a, b, name);
-  require_same_shape(a.shape(), b.shape(), name);
-  require_same_dtype(a, b, name);
-  require_admits(kBinaryOps[std::size_t(op)], a.dtype());
+  require_binary_operands(op, a, b);
   const bool second = a.second_order() || b.second_order();
   Sets da = a.deps(), db = b.deps(), pa = a.pairs(), pb = b.pairs();
   const Dependence d = dependence(op);
@@ -275,18 +257,14 @@ S Prims<S>::detach(const S& x) {
 
 S Prims<S>::constant_binary(BinaryOp op, const S& a, const S& b) {
   if (a.known() && b.known()) return S(T::binary(op, a.value(), b.value()));
-  const std::string_view name = op_name(op);
-  require_same_device(a, b, name);
-  require_same_shape(a.shape(), b.shape(), name);
-  require_same_dtype(a, b, name);
-  require_admits(kBinaryOps[std::size_t(op)], a.dtype());
+  require_binary_operands(op, a, b);
   const DType dtype = dependence(op) == Dependence::none ? DType::b8 : a.dtype();
   return unknown(a.shape(), dtype, a.device(), a.second_order() || b.second_order());
 }
 
 S Prims<S>::constant_unary(UnaryOp op, const S& x) {
   if (x.known()) return S(T::unary(op, x.value()));
-  require_admits(kUnaryOps[std::size_t(op)], x.dtype());
+  detail::check_dtype(op, x.dtype());
   return unknown(x.shape(), x.dtype(), x.device(), x.second_order());
 }
 

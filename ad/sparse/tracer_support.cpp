@@ -21,26 +21,6 @@ void tracer_has_no_values(std::string_view what) {
 
 namespace sparsity {
 
-void require_same_device(const S& a, const S& b, std::string_view op) {
-  if (a.device() != b.device()) {
-    fail<DeviceError>(op, "tensors are on different devices (", to_string(a.device()), " and ",
-                      to_string(b.device()), "); move one with .to(device)");
-  }
-}
-
-void require_same_dtype(const S& a, const S& b, std::string_view op) {
-  if (a.dtype() != b.dtype()) {
-    fail<DTypeError>(op, "dtypes ", dtype_name(a.dtype()), " and ", dtype_name(b.dtype()),
-                     " differ (cast one first)");
-  }
-}
-
-void require_float(DType t, std::string_view op) {
-  if (!is_floating(t)) {
-    fail<DTypeError>(op, "dtype ", dtype_name(t), " is not supported (needs f32 or f64)");
-  }
-}
-
 void require_where_operands(DType cond_dtype, const Shape& cond_shape, const S& a, const S& b) {
   require_same_device(a, b, "where");
   if (cond_dtype != DType::b8) {

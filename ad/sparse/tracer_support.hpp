@@ -8,17 +8,21 @@
 #include <vector>
 
 #include "ad/sparse/tracer.hpp"
+#include "raw/ops/checks.hpp"
 
 namespace strata::detail::sparsity {
 
 using S = SparsityTracer;  ///< the level
 
-/// DeviceError unless a and b are on one device (as raw's check words it).
-void require_same_device(const S& a, const S& b, std::string_view op);
-/// DTypeError unless a and b have one dtype.
-void require_same_dtype(const S& a, const S& b, std::string_view op);
-/// DTypeError unless the dtype is f32 or f64.
-void require_float(DType t, std::string_view op);
+/// DeviceError unless a and b are on one device (raw's check, raw/ops/checks.hpp).
+inline void require_same_device(const S& a, const S& b, std::string_view op) {
+  detail::require_same_device(a.device(), b.device(), op);
+}
+/// DTypeError unless a and b have one dtype (raw's check).
+inline void require_same_dtype(const S& a, const S& b, std::string_view op) {
+  detail::require_same_dtype(a.dtype(), b.dtype(), op);
+}
+using detail::require_float;  ///< DTypeError unless the dtype is f32 or f64 (raw's check)
 
 /// DeviceError, DTypeError or ShapeError unless where's condition (its dtype and shape) and
 /// branches fit: a bool condition, one shape for all three, one dtype and device for a and b.
