@@ -31,31 +31,29 @@ S to_batch(const S& x, const Shape& batch) {
   return s == full ? x : Prims<S>::expand(x, full);
 }
 
+/// For each element of [batch, rows, cols]: its line, b * rows + r (by_row) or b * cols + c.
+std::vector<int64_t> line_of_each(int64_t batch, int64_t rows, int64_t cols, bool by_row) {
+  std::vector<int64_t> line(static_cast<std::size_t>(batch * rows * cols));
+  for (int64_t b = 0, i = 0; b < batch; ++b) {
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t c = 0; c < cols; ++c, ++i)
+        line[std::size_t(i)] = by_row ? b * rows + r : b * cols + c;
+    }
+  }
+  return line;
+}
+
 /// The sets of [batch, rows, cols] reduced to one set per batch element and row (by_row) or
 /// column: [batch, rows] or [batch, cols].
 Sets lines(const Sets& s, int64_t batch, int64_t rows, int64_t cols, bool by_row) {
   if (!s) return nullptr;
-  std::vector<int64_t> dest(static_cast<std::size_t>(batch * rows * cols));
-  for (int64_t b = 0, i = 0; b < batch; ++b) {
-    for (int64_t r = 0; r < rows; ++r) {
-      for (int64_t c = 0; c < cols; ++c, ++i)
-        dest[std::size_t(i)] = by_row ? b * rows + r : b * cols + c;
-    }
-  }
-  return detail::reduce(s, dest, batch * (by_row ? rows : cols));
+  return detail::reduce(s, line_of_each(batch, rows, cols, by_row), batch * (by_row ? rows : cols));
 }
 
 /// out[b, i, j] = the set of lines[b, i] (by_row) or lines[b, j], for out [batch, rows, cols].
 Sets spread_lines(const Sets& l, int64_t batch, int64_t rows, int64_t cols, bool by_row) {
   if (!l) return nullptr;
-  std::vector<int64_t> from(static_cast<std::size_t>(batch * rows * cols));
-  for (int64_t b = 0, i = 0; b < batch; ++b) {
-    for (int64_t r = 0; r < rows; ++r) {
-      for (int64_t c = 0; c < cols; ++c, ++i)
-        from[std::size_t(i)] = by_row ? b * rows + r : b * cols + c;
-    }
-  }
-  return detail::gather(l, from);
+  return detail::gather(l, line_of_each(batch, rows, cols, by_row));
 }
 
 /// A product with a known matrix w: out[b, i, j] unites s's terms whose factor in w is not
