@@ -41,6 +41,22 @@ L call_at(F& f, const L& x, std::string_view op) {
   return as_level<L>(call_function<L>(f, x), op);
 }
 
+/// x as the input of one batched forward pass tagged `tag`: its tangents are the plan's seeds
+/// [colours, n], one direction per colour.
+inline Forward<Batched<Tensor>> seeded(const Tensor& x, const SparsePlan& plan, uint64_t tag) {
+  using B = Batched<Tensor>;
+  return Forward<B>(B(x), B(plan.seeds(x.dtype(), x.device()), true), tag);
+}
+
+/// The compressed product a batched forward pass (tagged `tag`, c directions) gives: y's
+/// tangents as [c, y.numel()], zeros when y does not depend on x (ValueError when y carries
+/// another pass's tangents).
+inline Tensor compressed_tangent(const Forward<Batched<Tensor>>& y, uint64_t tag, int64_t c) {
+  if (y.tangent() && y.tag() != tag) common_tag({tag, y.tag()});  // throws
+  if (!y.tangent()) return zeros({c, y.numel()}, y.dtype(), y.device());
+  return reshape(y.tangent()->as_batch(c), {c, y.numel()});
+}
+
 }  // namespace detail
 
 /// The pattern of f's Jacobian at every x: (i, j) is in it when output element i may depend
@@ -96,15 +112,9 @@ SparseMatrix sparse_jacfwd(F f, const Tensor& x, const SparsePlan& plan) {
   const int64_t c = plan.colours();
   if (c == 0) return detail::decompress(plan, zeros({0, plan.pattern().rows()}, x.dtype()));
   const uint64_t tag = Forward<B>::new_tag();
-  const Tensor seeds =
-      reshape(plan.seeds(x.dtype(), x.device()), detail::concat_shapes({c}, x.shape()));
-  const Forward<B> y = detail::call_at(f, Forward<B>(B(x), B(seeds, true), tag), op);
-  if (y.tangent() && y.tag() != tag) detail::common_tag({tag, y.tag()});  // throws
+  const Forward<B> y = detail::call_at(f, detail::seeded(x, plan, tag), op);
   detail::require_rows(plan, y.numel(), op);
-  const Tensor t = y.tangent()
-                       ? y.tangent()->as_batch(c)
-                       : zeros(detail::concat_shapes({c}, y.shape()), y.dtype(), y.device());
-  return detail::decompress(plan, reshape(t, {c, y.numel()}));
+  return detail::decompress(plan, detail::compressed_tangent(y, tag, c));
 }
 
 /// The Jacobian of f at x on the plan's pattern, by reverse mode: f is recorded once on
@@ -155,14 +165,8 @@ SparseMatrix sparse_hessian(F f, const Tensor& x, const SparsePlan& plan) {
     return y;
   };
   const uint64_t tag = Forward<B>::new_tag();
-  const Tensor seeds =
-      reshape(plan.seeds(x.dtype(), x.device()), detail::concat_shapes({c}, x.shape()));
-  const Forward<B> g = grad(scalar_f, Forward<B>(B(x), B(seeds, true), tag));
-  if (g.tangent() && g.tag() != tag) detail::common_tag({tag, g.tag()});  // throws
-  const Tensor t = g.tangent()
-                       ? g.tangent()->as_batch(c)
-                       : zeros(detail::concat_shapes({c}, x.shape()), x.dtype(), x.device());
-  return detail::decompress(plan, reshape(t, {c, x.numel()}));
+  const Forward<B> g = grad(scalar_f, detail::seeded(x, plan, tag));
+  return detail::decompress(plan, detail::compressed_tangent(g, tag, c));
 }
 
 /// sparse_jacfwd with the plan computed here (trace and colouring: reuse a plan when x
