@@ -149,6 +149,18 @@ TEST_CASE("sparse derivatives: bad input is a clear error", "[ad][sparse][errors
   CHECK_THAT(msg, Contains("sparsity tracer") && Contains("control flow") && Contains("st::where"));
   CHECK_THAT(message_of<st::ValueError>([&] { st::sparse_hessian(branchy, x); }),
              Contains("control flow"));
+  // st::linalg::solve reads its pivots' values (a zero pivot is a LinAlgError): a traced
+  // matrix cannot be traced; a known one with a traced right-hand side can (A^-1 is dense).
+  auto traced_matrix = [](const auto& v) {
+    return st::linalg::solve(st::reshape(v.ix(st::slice(0, 9)), {3, 3}), v.ix(st::slice(9, 12)));
+  };
+  CHECK_THAT(message_of<st::ValueError>(
+                 [&] { st::jacobian_sparsity(traced_matrix, st::randn({12}, 5, st::f64)); }),
+             Contains("sparsity tracer"));
+  const st::Tensor a = st::randn({3, 3}, 4, st::f64) + 3.0 * st::eye(3, st::f64);
+  CHECK(st::jacobian_sparsity([a](const auto& v) { return st::linalg::solve(a, v); },
+                              st::randn({3}, 6, st::f64))
+            .nnz() == 9);
   // x must be a 1-D float tensor.
   const std::string shape_msg = message_of<st::ShapeError>([&] {
     st::sparse_hessian(f, st::randn({2, 3}, 2, st::f64));
