@@ -71,7 +71,10 @@ std::string_view mode_name(SparsePlan::Mode mode) {
 }
 }  // namespace
 
-void require_plan(const SparsePlan& plan, SparsePlan::Mode mode, int64_t n, std::string_view op) {
+int64_t require_plan(const Tensor& x, const SparsePlan& plan, SparsePlan::Mode mode,
+                     std::string_view op) {
+  require_sparse_input(x, op, mode == SparsePlan::Mode::hessian);
+  const int64_t n = x.numel();
   if (plan.mode() != mode) {
     fail<ValueError>(op, "the plan was made by ", mode_name(plan.mode()), "; ", op,
                      " needs one made by ", mode_name(mode));
@@ -80,6 +83,11 @@ void require_plan(const SparsePlan& plan, SparsePlan::Mode mode, int64_t n, std:
     fail<ValueError>(op, "the plan is for ", plan.pattern().cols(), " inputs, x has ", n,
                      " elements: make a plan for this x");
   }
+  return plan.colours();
+}
+
+SparseMatrix no_entries(const SparsePlan& plan, const Tensor& x) {
+  return SparseMatrix(plan.shared_pattern(), zeros({0}, x.dtype(), x.device()));
 }
 
 void require_rows(const SparsePlan& plan, int64_t m, std::string_view op) {

@@ -28,8 +28,13 @@ SparsityPattern hessian_pattern(const SparsityTracer& y, int64_t n);
 /// ValueError / DTypeError / ShapeError unless x is a defined 1-D float tensor (and, for a
 /// Hessian, has fewer than 2^31 elements, which pair keys need).
 void require_sparse_input(const Tensor& x, std::string_view op, bool hessian);
-/// ValueError unless plan is for `mode` and for x.numel() == n inputs.
-void require_plan(const SparsePlan& plan, SparsePlan::Mode mode, int64_t n, std::string_view op);
+/// require_sparse_input(x), and ValueError unless plan is for `mode` and for x.numel()
+/// inputs: the plan's number of colours.
+int64_t require_plan(const Tensor& x, const SparsePlan& plan, SparsePlan::Mode mode,
+                     std::string_view op);
+/// The result when the plan has no colours (its pattern has no entries): no values, of x's
+/// dtype and device.
+SparseMatrix no_entries(const SparsePlan& plan, const Tensor& x);
 /// ShapeError unless f's output has as many elements (m) as the plan's pattern has rows.
 void require_rows(const SparsePlan& plan, int64_t m, std::string_view op);
 /// The SparseMatrix whose entries the plan reads from the compressed product [colours, len].
@@ -107,10 +112,8 @@ template <class F>
 SparseMatrix sparse_jacfwd(F f, const Tensor& x, const SparsePlan& plan) {
   constexpr std::string_view op = "sparse_jacfwd";
   using B = Batched<Tensor>;
-  detail::require_sparse_input(x, op, false);
-  detail::require_plan(plan, SparsePlan::Mode::jacfwd, x.numel(), op);
-  const int64_t c = plan.colours();
-  if (c == 0) return detail::decompress(plan, zeros({0, plan.pattern().rows()}, x.dtype()));
+  const int64_t c = detail::require_plan(x, plan, SparsePlan::Mode::jacfwd, op);
+  if (c == 0) return detail::no_entries(plan, x);
   const uint64_t tag = Forward<B>::new_tag();
   const Forward<B> y = detail::call_at(f, detail::seeded(x, plan, tag), op);
   detail::require_rows(plan, y.numel(), op);
@@ -125,10 +128,8 @@ template <class F>
 SparseMatrix sparse_jacrev(F f, const Tensor& x, const SparsePlan& plan) {
   constexpr std::string_view op = "sparse_jacrev";
   using B = Batched<Tensor>;
-  detail::require_sparse_input(x, op, false);
-  detail::require_plan(plan, SparsePlan::Mode::jacrev, x.numel(), op);
-  const int64_t c = plan.colours();
-  if (c == 0) return detail::decompress(plan, zeros({0, x.numel()}, x.dtype()));
+  const int64_t c = detail::require_plan(x, plan, SparsePlan::Mode::jacrev, op);
+  if (c == 0) return detail::no_entries(plan, x);
   auto tape = std::make_shared<Tape<B>>();
   const Reverse<B> in(B(x), tape, tape->add_leaf());
   const Reverse<B> y = detail::recorded_output(detail::call_function<Reverse<B>>(f, in), tape, op);
@@ -154,10 +155,8 @@ template <class F>
 SparseMatrix sparse_hessian(F f, const Tensor& x, const SparsePlan& plan) {
   constexpr std::string_view op = "sparse_hessian";
   using B = Batched<Tensor>;
-  detail::require_sparse_input(x, op, true);
-  detail::require_plan(plan, SparsePlan::Mode::hessian, x.numel(), op);
-  const int64_t c = plan.colours();
-  if (c == 0) return detail::decompress(plan, zeros({0, x.numel()}, x.dtype()));
+  const int64_t c = detail::require_plan(x, plan, SparsePlan::Mode::hessian, op);
+  if (c == 0) return detail::no_entries(plan, x);
   auto scalar_f = [&f, op](const auto& a) {
     using L = std::remove_cvref_t<decltype(a)>;
     const L y = detail::call_at(f, a, op);
