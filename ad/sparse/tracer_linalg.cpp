@@ -56,23 +56,16 @@ Sets spread_lines(const Sets& l, int64_t batch, int64_t rows, int64_t cols, bool
   return detail::gather(l, line_of_each(batch, rows, cols, by_row));
 }
 
-/// A product with a known matrix w: out[b, i, j] unites s's terms whose factor in w is not
-/// zero. w_left: w is [batch, m, k], s [batch, k, n]; else s is [batch, m, k], w [batch, k, n].
-Sets known_product(const Sets& s, const std::vector<double>& w, bool w_left, int64_t batch,
-                   int64_t m, int64_t k, int64_t n) {
-  if (!s) return nullptr;
+/// One set per element out[b, i, j] of a [batch, m, k] x [batch, k, n] product: the keys
+/// terms(b, i, j, p, scratch) appends for p = 0 .. k - 1.
+template <class Terms>
+Sets product_sets(int64_t batch, int64_t m, int64_t k, int64_t n, Terms terms) {
   SetBuilder out;
   std::vector<int64_t> ids(static_cast<std::size_t>(batch * m * n)), scratch;
   for (int64_t b = 0, o = 0; b < batch; ++b) {
     for (int64_t i = 0; i < m; ++i) {
       for (int64_t j = 0; j < n; ++j, ++o) {
-        for (int64_t p = 0; p < k; ++p) {
-          const int64_t wi = w_left ? (b * m + i) * k + p : (b * k + p) * n + j;
-          if (w[std::size_t(wi)] == 0.0) continue;
-          const int64_t si = w_left ? (b * k + p) * n + j : (b * m + i) * k + p;
-          const std::span<const int64_t> set = (*s)[si];
-          scratch.insert(scratch.end(), set.begin(), set.end());
-        }
+        for (int64_t p = 0; p < k; ++p) terms(b, i, j, p, scratch);
         ids[std::size_t(o)] = out.add(scratch);
       }
     }
@@ -80,25 +73,32 @@ Sets known_product(const Sets& s, const std::vector<double>& w, bool w_left, int
   return out.finish(std::move(ids));
 }
 
+/// A product with a known matrix w: out[b, i, j] unites s's terms whose factor in w is not
+/// zero. w_left: w is [batch, m, k], s [batch, k, n]; else s is [batch, m, k], w [batch, k, n].
+Sets known_product(const Sets& s, const std::vector<double>& w, bool w_left, int64_t batch,
+                   int64_t m, int64_t k, int64_t n) {
+  if (!s) return nullptr;
+  return product_sets(batch, m, k, n,
+                      [&](int64_t b, int64_t i, int64_t j, int64_t p, std::vector<int64_t>& out) {
+                        const int64_t wi = w_left ? (b * m + i) * k + p : (b * k + p) * n + j;
+                        if (w[std::size_t(wi)] == 0.0) return;
+                        const int64_t si = w_left ? (b * k + p) * n + j : (b * m + i) * k + p;
+                        const std::span<const int64_t> set = (*s)[si];
+                        out.insert(out.end(), set.begin(), set.end());
+                      });
+}
+
 /// The pairs a product of two traced matrices adds: out[b, i, j] unites, over p, the pairs of
 /// a[b, i, p] with b[b, p, j].
 Sets product_pairs(const Sets& a, const Sets& bs, int64_t batch, int64_t m, int64_t k, int64_t n) {
   if (!a || !bs) return nullptr;
-  SetBuilder out;
-  std::vector<int64_t> ids(static_cast<std::size_t>(batch * m * n)), scratch;
-  for (int64_t b = 0, o = 0; b < batch; ++b) {
-    for (int64_t i = 0; i < m; ++i) {
-      for (int64_t j = 0; j < n; ++j, ++o) {
-        for (int64_t p = 0; p < k; ++p) {
-          for (int64_t u : (*a)[(b * m + i) * k + p]) {
-            for (int64_t v : (*bs)[(b * k + p) * n + j]) scratch.push_back(detail::pair_key(u, v));
-          }
-        }
-        ids[std::size_t(o)] = out.add(scratch);
-      }
-    }
-  }
-  return out.finish(std::move(ids));
+  return product_sets(batch, m, k, n,
+                      [&](int64_t b, int64_t i, int64_t j, int64_t p, std::vector<int64_t>& out) {
+                        for (int64_t u : (*a)[(b * m + i) * k + p]) {
+                          for (int64_t v : (*bs)[(b * k + p) * n + j])
+                            out.push_back(detail::pair_key(u, v));
+                        }
+                      });
 }
 
 /// DTypeError / ShapeError unless a holds float matrices (square ones when `square`).
