@@ -114,6 +114,23 @@ TEST_CASE("sparse_hessian equals the dense Hessian", "[ad][sparse]") {
                                 1e-4);
 }
 
+TEST_CASE("sparse derivatives of a function constant in x have no entries", "[ad][sparse]") {
+  const st::Tensor x = point(4, 9);
+  auto flat = [](const auto& v) { return st::sign(v); };  // zero derivative everywhere
+  const st::SparsePlan plan = st::sparse_jacfwd_plan(flat, x);
+  CHECK(plan.colours() == 0);
+  for (const st::SparseMatrix& j : {st::sparse_jacfwd(flat, x, plan), st::sparse_jacrev(flat, x)}) {
+    CHECK(j.nnz() == 0);
+    CHECK(j.values().shape() == st::Shape{0});
+    CHECK(j.dtype() == st::f64);
+    require_matches(j, st::jacfwd(flat)(x));
+  }
+  auto level = [](const auto& v) { return st::sum(st::sign(v)); };
+  const st::SparseMatrix h = st::sparse_hessian(level, x);
+  CHECK(h.nnz() == 0);
+  require_matches(h, st::hessian(level, x));
+}
+
 TEST_CASE("a SparsePlan is computed once and reused at other points", "[ad][sparse]") {
   const int64_t n = 16;
   const st::SparsePlan hp = st::sparse_hessian_plan(arrowhead, point(n, 4));
