@@ -12,7 +12,6 @@
 #include <string>
 #include <vector>
 
-#include "diff/attention.hpp"
 #include "support/torch_cases.hpp"
 
 namespace st = strata;

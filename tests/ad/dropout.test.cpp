@@ -8,7 +8,6 @@
 #include <strata.hpp>
 #include <vector>
 
-#include "diff/dropout.hpp"
 #include "support/ad_inputs.hpp"
 #include "support/check_grads.hpp"
 #include "support/message_of.hpp"

@@ -6,7 +6,6 @@
 #include <strata.hpp>
 #include <string>
 
-#include "diff/normalization.hpp"
 #include "support/ad_inputs.hpp"
 #include "support/message_of.hpp"
 

@@ -5,7 +5,6 @@
 #include <catch2/catch.hpp>
 #include <strata.hpp>
 
-#include "diff/normalization.hpp"
 #include "support/ad_inputs.hpp"
 #include "support/check_grads.hpp"
 

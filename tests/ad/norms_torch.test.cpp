@@ -10,8 +10,6 @@
 #include <catch2/catch.hpp>
 #include <strata.hpp>
 
-#include "diff/normalization.hpp"
-
 #include "support/torch_cases.hpp"
 
 namespace st = strata;

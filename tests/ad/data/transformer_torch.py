@@ -207,3 +207,37 @@ for i in range(10):
     case("cross_entropy", ignore_index=ignore)
     emit("labels", labels.to(d))
     grads(ce, {"z": logits})
+
+# --- a pre-norm transformer block as nanoGPT's Block (dropout 0, GELU's tanh form): 3 cases --
+for i in range(3):
+    B, T, C, H = [(2, 5, 8, 2), (1, 4, 6, 3), (3, 3, 4, 1)][i]
+    causal = i != 2
+    P = {
+        "ln_1.weight": randn(C) * 0.5 + 1, "ln_1.bias": randn(C) * 0.1,
+        "attn.c_attn.weight": randn(3 * C, C) * 0.3, "attn.c_attn.bias": randn(3 * C) * 0.1,
+        "attn.c_proj.weight": randn(C, C) * 0.3, "attn.c_proj.bias": randn(C) * 0.1,
+        "ln_2.weight": randn(C) * 0.5 + 1, "ln_2.bias": randn(C) * 0.1,
+        "mlp.c_fc.weight": randn(4 * C, C) * 0.3, "mlp.c_fc.bias": randn(4 * C) * 0.1,
+        "mlp.c_proj.weight": randn(C, 4 * C) * 0.3, "mlp.c_proj.bias": randn(C) * 0.1,
+    }
+
+    def block(x, **p):
+        def attn(h):
+            q, k, v = F.linear(h, p["attn.c_attn.weight"], p["attn.c_attn.bias"]).split(C, dim=2)
+            q, k, v = (t.view(B, T, H, C // H).transpose(1, 2) for t in (q, k, v))
+            s = q @ k.transpose(-2, -1) / math.sqrt(C // H)
+            if causal:
+                s = s.masked_fill(~torch.ones(T, T, dtype=torch.bool).tril(), -math.inf)
+            y = torch.softmax(s, -1) @ v
+            y = y.transpose(1, 2).contiguous().view(B, T, C)
+            return F.linear(y, p["attn.c_proj.weight"], p["attn.c_proj.bias"])
+
+        def mlp(h):
+            h = F.gelu(F.linear(h, p["mlp.c_fc.weight"], p["mlp.c_fc.bias"]), approximate="tanh")
+            return F.linear(h, p["mlp.c_proj.weight"], p["mlp.c_proj.bias"])
+
+        x = x + attn(F.layer_norm(x, [C], p["ln_1.weight"], p["ln_1.bias"]))
+        return x + mlp(F.layer_norm(x, [C], p["ln_2.weight"], p["ln_2.bias"]))
+
+    case("block", dim=C, heads=H, causal=int(causal))
+    grads(block, {"x": randn(B, T, C), **P})
