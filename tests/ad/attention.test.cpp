@@ -1,20 +1,18 @@
 // SPDX-License-Identifier: MIT
-// scaled_dot_product_attention (diff/attention.hpp): f64 finite differences to order 3 with
-// causal and bool/float masks, jacfwd = jacrev, st::vmap against a loop (values and
-// per-example gradients), rows with nothing to attend to, large scores, broadcast batch dims,
-// and the errors of bad input. PyTorch's values: attention_torch.test.cpp.
+// scaled_dot_product_attention (diff/attention.hpp): jacfwd = jacrev, st::vmap against a loop
+// (values and per-example gradients), rows with nothing to attend to, large scores, broadcast
+// batch dims, and the errors of bad input. Finite differences: attention_grads.test.cpp;
+// PyTorch's values: attention_torch.test.cpp.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <strata.hpp>
 #include <vector>
 
 #include "support/ad_inputs.hpp"
-#include "support/check_grads.hpp"
 #include "support/message_of.hpp"
 
 namespace st = strata;
 using Catch::Matchers::Contains;
-using st::testing::check_grads;
 using st::testing::message_of;
 using st::testing::normal;
 
@@ -29,30 +27,6 @@ st::Tensor bool_mask() {
   return st::from_vector(std::vector<double>{1, 0, 1, 1, 0, 0, 0, 0, 1, 1, 0, 1}, {3, 4}) != 0.0;
 }
 }  // namespace
-
-TEST_CASE("attention: finite differences to order 3", "[ad][attention]") {
-  const st::Tensor q = normal({2, 3, 2}, 701), k = normal({2, 4, 2}, 702),
-                   v = normal({2, 4, 3}, 703);
-  const st::Tensor fmask = normal({3, 4}, 704);
-  check_grads([](const auto& q, const auto& k,
-                 const auto& v) { return st::scaled_dot_product_attention(q, k, v); },
-              {q, k, v}, 3);
-  check_grads(
-      [](const auto& q, const auto& k, const auto& v) {
-        return st::scaled_dot_product_attention(q, k, v, /*causal=*/true);
-      },
-      {q, k, v}, 3);
-  // A bool mask with a fully masked row: its output and derivatives are zero, so the checks
-  // see finite values everywhere.
-  check_grads(
-      [&](const auto& q, const auto& k, const auto& v) {
-        return st::scaled_dot_product_attention(q, k, v, false, bool_mask(), 0.7);
-      },
-      {q, k, v}, 2);
-  check_grads([&](const auto& q, const auto& k,
-                  const auto& v) { return st::scaled_dot_product_attention(q, k, v, true, fmask); },
-              {q, k, v}, 2);
-}
 
 TEST_CASE("attention: jacfwd = jacrev, vmap equals a loop", "[ad][attention][vmap]") {
   const st::Tensor q = normal({3, 2}, 705), k = normal({4, 2}, 706), v = normal({4, 2}, 707);

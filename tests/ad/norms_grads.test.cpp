@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The normalisation composites (diff/normalization.hpp) against f64 finite differences, forward
-// and reverse mode, to order 3 (tests/support/check_grads.hpp), with and without their affine
-// parameters; batch_norm in training (batch statistics) and evaluation (running statistics).
+// layer_norm and rms_norm (diff/normalization.hpp) against f64 finite differences, forward and
+// reverse mode, to order 3 (tests/support/check_grads.hpp), with and without their affine
+// parameters. group_norm and batch_norm: norms_grads_batch.test.cpp.
 #include <catch2/catch.hpp>
 #include <strata.hpp>
 
@@ -12,7 +12,7 @@ namespace st = strata;
 using st::testing::check_grads;
 using st::testing::normal;
 
-TEST_CASE("norms: finite differences to order 3", "[ad][norms]") {
+TEST_CASE("layer_norm and rms_norm: finite differences to order 3", "[ad][norms]") {
   const st::Tensor x = normal({2, 3, 4}, 501), w = normal({4}, 502), b = normal({4}, 503);
   SECTION("layer_norm") {
     check_grads([](const auto& x) { return st::layer_norm(x, {3, 4}); }, {x}, 3);
@@ -27,23 +27,5 @@ TEST_CASE("norms: finite differences to order 3", "[ad][norms]") {
           return st::rms_norm(x, {3, 4}, st::reshape(st::concat({w, w, w}, 0), {3, 4}), 1e-2);
         },
         {x, w}, 2);
-  }
-  SECTION("group_norm") {
-    const st::Tensor img = normal({2, 4, 3}, 504), gw = normal({4}, 505), gb = normal({4}, 506);
-    check_grads([](const auto& x) { return st::group_norm(x, 2); }, {img}, 3);
-    check_grads([](const auto& x, const auto& w,
-                   const auto& b) { return st::group_norm(x, 4, w, b, 1e-3); },
-                {img, gw, gb}, 2);
-  }
-  SECTION("batch_norm, training and evaluation") {
-    const st::Tensor img = normal({3, 2, 2}, 507), m = normal({2}, 508);
-    const st::Tensor v = st::testing::positive({2}, 509), bw = normal({2}, 510);
-    check_grads([&](const auto& x) { return st::batch_norm(x, m, v, true).out; }, {img}, 3);
-    check_grads([&](const auto& x, const auto& w,
-                    const auto& b) { return st::batch_norm(x, m, v, w, b, true, 0.1, 1e-3).out; },
-                {img, bw, normal({2}, 511)}, 2);
-    check_grads(
-        [&](const auto& x, const auto& w) { return st::batch_norm(x, m, v, w, w, false).out; },
-        {img, bw}, 3);
   }
 }
