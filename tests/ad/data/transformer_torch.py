@@ -1,7 +1,9 @@
-# The PyTorch float64 references of tests/ad/norms_torch.test.cpp and
-# tests/ad/attention_torch.test.cpp: random configurations of layer_norm, rms_norm,
-# group_norm, batch_norm, scaled_dot_product_attention and cross_entropy with ignore_index,
-# their inputs, outputs and gradients, written to transformer_torch.txt next to this file.
+# The PyTorch float64 references of tests/ad/norms_torch.test.cpp,
+# tests/ad/attention_torch.test.cpp, tests/nn/cross_entropy_torch.test.cpp and
+# tests/nn/transformer.test.cpp: 75 random configurations of layer_norm, rms_norm, group_norm,
+# batch_norm, scaled_dot_product_attention, cross_entropy with ignore_index and a nanoGPT-style
+# transformer block, their inputs, outputs and gradients, written to transformer_torch.txt next
+# to this file. New cases go at the end, so the earlier ones keep their random numbers.
 # Regenerate with Debian's python3-torch (1.13):
 #
 #   /usr/bin/python3 tests/ad/data/transformer_torch.py > tests/ad/data/transformer_torch.txt
