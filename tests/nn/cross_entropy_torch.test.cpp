@@ -2,7 +2,8 @@
 // nn::cross_entropy with ignore_index over [N, V] and [B, T, V] logits against PyTorch 1.13's
 // F.cross_entropy(logits.view(-1, V), labels.view(-1), ignore_index=...) in float64: the loss
 // and its gradient, on the random cases of tests/ad/data/transformer_torch.py (some labels
-// ignored, the default -100 and class values as ignore_index); and the all-ignored batch.
+// ignored, the default -100 and class values as ignore_index); vmap against a loop; the
+// all-ignored batch; the errors.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <strata.hpp>
@@ -71,6 +72,19 @@ TEST_CASE("cross_entropy: [B, T, V] logits, ignore_index edge cases", "[nn]") {
       st::grad([&](const auto& x) { return nn::cross_entropy(x, pad, -100); }, z)
           .to_vector<double>();
   for (int j = 0; j < 5; ++j) CHECK(g[1 * 5 + j] == 0.0);
+  // Under vmap (labels shared by the examples) values and gradients equal a loop.
+  const st::Tensor row = st::from_vector(std::vector<int64_t>{1, -100, 4});
+  auto per_example = [&](const auto& x) { return nn::cross_entropy(x, row, -100); };
+  const st::Tensor mapped = st::vmap(per_example)(z);
+  const st::Tensor grads = st::vmap(st::grad(per_example))(z);
+  for (int64_t i = 0; i < 2; ++i) {
+    const st::Tensor zi = z.ix(i);
+    CHECK(st::Tensor(mapped.ix(i)).item<double>() ==
+          Approx(per_example(zi).item<double>()).epsilon(1e-14));
+    const std::vector<double> gi = st::Tensor(grads.ix(i)).to_vector<double>();
+    const std::vector<double> want = st::grad(per_example, zi).to_vector<double>();
+    for (std::size_t j = 0; j < gi.size(); ++j) CHECK(gi[j] == Approx(want[j]).margin(1e-14));
+  }
   // Every label ignored: NaN, as in PyTorch.
   const st::Tensor none = st::full({2, 3}, -1, st::i64);
   CHECK(std::isnan(nn::cross_entropy(z, none, -1).item<double>()));
