@@ -137,9 +137,10 @@ test-clang: clang-deps
 	cmake --build $(CLANG_BUILD) -j$(JOBS)
 	cd $(CLANG_BUILD) && CC=clang CXX=clang++ ctest --output-on-failure --no-tests=error -j$(JOBS)
 
-# ThreadSanitizer (clang): every layer's suite, each built from its test files that
-# start threads or set the thread count (tests/CMakeLists.txt): the thread pool, the
-# threaded kernels, tapes recorded on several threads, the parallel stress test.
+# ThreadSanitizer (clang): every layer's test cases tagged [threads], those that run
+# code on several threads on purpose (tests/CMakeLists.txt): the thread pool, the
+# threaded kernels at every thread count, tapes recorded on several threads, the
+# parallel stress test.
 # Reports in third-party runtimes are suppressed by tests/tsan.supp (each entry says
 # why); strata's own code has none.
 TSAN_SUITES := core raw diff ad nn

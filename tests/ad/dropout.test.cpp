@@ -84,7 +84,7 @@ TEST_CASE("bernoulli and dropout: rates, reproducibility, independence", "[ad][r
         st::where(st::bernoulli(key, 0.3, {500, 200}), 0.0, xt * (1.0 / 0.7)).to_vector<double>());
 }
 
-TEST_CASE("dropout gives the same bits for any thread count", "[ad][random]") {
+TEST_CASE("dropout gives the same bits for any thread count", "[ad][random][threads]") {
   const st::Tensor x = normal({300, 700}, 602);  // 210000 elements: split over the pool
   const int before = st::num_threads();
   st::set_num_threads(1);

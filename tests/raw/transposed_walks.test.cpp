@@ -83,7 +83,8 @@ TEST_CASE("the 4- and 8-byte transpose kernels of every instruction set match a 
   }
 }
 
-TEST_CASE("transposed operands staged in either CPU's tiles match the reference", "[raw]") {
+TEST_CASE("transposed operands staged in either CPU's tiles match the reference",
+          "[raw][threads]") {
   tt::ThreadCountGuard restore;
   // Both tiles CpuTuning::for_this_cpu() chooses from (64 x 1024 and 512 x 128),
   // whichever CPU runs the test; their edges and those of the 16 x 16 kernel, odd sizes.
@@ -144,7 +145,8 @@ TEST_CASE("transposed operands staged in either CPU's tiles match the reference"
     }
 }
 
-TEST_CASE("copies of transposed views go straight into their result, at any offset", "[raw]") {
+TEST_CASE("copies of transposed views go straight into their result, at any offset",
+          "[raw][threads]") {
   tt::ThreadCountGuard restore;
   for (int threads : {1, 2}) {
     st::set_num_threads(threads);
@@ -179,7 +181,7 @@ TEST_CASE("copies of transposed views go straight into their result, at any offs
   }
 }
 
-TEST_CASE("staged transposed walks give the same bits on 1 and 2 threads", "[raw]") {
+TEST_CASE("staged transposed walks give the same bits on 1 and 2 threads", "[raw][threads]") {
   tt::ThreadCountGuard restore;
   const RawTensor xt = raw::normal({600, 530}, 13, st::f32).transpose(0, 1);
   const RawTensor y = raw::normal({530, 600}, 14, st::f32);
@@ -191,7 +193,8 @@ TEST_CASE("staged transposed walks give the same bits on 1 and 2 threads", "[raw
   CHECK(tt::host_elems<float>(raw::binary(BinaryOp::add, xt, y)) == a1);
 }
 
-TEST_CASE("the staging buffer is a whole huge page per thread, kept and grown on demand", "[raw]") {
+TEST_CASE("the staging buffer is a whole huge page per thread, kept and grown on demand",
+          "[raw][threads]") {
   constexpr std::size_t kHuge = std::size_t{2} << 20;
   auto aligned = [](const char* p) { return reinterpret_cast<std::uintptr_t>(p) % kHuge == 0; };
   char* const small = st::detail::stage_buffer(1000);
