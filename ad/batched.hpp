@@ -15,12 +15,14 @@
 /// jacfwd runs its function once on Forward<Batched<T>>: the primal is
 /// unbatched, the tangent carries every basis vector at once, and the n
 /// matrix-vector products of n jvps become one matrix-matrix product.
+#include <array>
 #include <initializer_list>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
-#include "ad/rules.hpp"
+#include "ad/level.hpp"
 
 namespace strata {
 
@@ -106,9 +108,10 @@ namespace detail {
 /// A fresh tag for one st::vmap call (never 0).
 uint64_t new_batch_tag();
 
-/// The batch tag shared by the batched operands; throws when two calls' batches meet.
+/// The batch tag shared by the batched operands (0 when none is batched); throws when two
+/// calls' batches meet.
 template <Diffable T>
-uint64_t common_batch_tag(std::initializer_list<const Batched<T>*> xs, std::string_view op) {
+uint64_t common_batch_tag(std::span<const Batched<T>* const> xs, std::string_view op) {
   std::optional<uint64_t> tag;
   for (const Batched<T>* x : xs) {
     if (!x->batched()) continue;
@@ -117,105 +120,77 @@ uint64_t common_batch_tag(std::initializer_list<const Batched<T>*> xs, std::stri
   }
   return tag.value_or(0);
 }
+/// common_batch_tag of a braced list of operands.
+template <Diffable T>
+uint64_t common_batch_tag(std::initializer_list<const Batched<T>*> xs, std::string_view op) {
+  return common_batch_tag<T>(std::span<const Batched<T>* const>(xs.begin(), xs.size()), op);
+}
 }  // namespace detail
 
-/// The Diffable primitives of Batched<T>: the batching rule of each primitive, one call of
-/// the primitive on T over the whole batch.
+/// The Diffable primitives of Batched<T> (every one from detail::RulePrims, ad/level.hpp):
+/// the batching rule of each primitive, one call of the primitive on T over the whole batch.
+/// The per-example axes an op names shift past the batch axis, and an unbatched operand is
+/// broadcast only where the op needs every operand batched. Results carry their operands'
+/// vmap tag; batched operands of two different vmap calls throw ValueError.
 template <Diffable T>
-struct Prims<Batched<T>> {
+struct Prims<Batched<T>> : detail::RulePrims<Prims<Batched<T>>, Batched<T>> {
   using V = Batched<T>;  ///< the level these primitives act on
   using P = Prims<T>;    ///< the primitives of the level below
 
-  /// @{
-  /// The Diffable primitive of the same name (diff/diffable.hpp) on Batched<T>: the per-example
-  /// axes an op names shift past the batch axis, and an unbatched operand is broadcast only
-  /// where the op needs every operand batched. plain(x) throws ValueError for a batched x.
-  /// Results carry their operands' vmap tag; batched operands of two different vmap calls
-  /// throw ValueError. mapped, stored, detach, constant_binary, constant_unary and select are the
-  /// hooks of diff/operands.hpp: comparisons, masks and `where` of batched values stay
-  /// batched (a comparison of two examples' values is that example's mask).
+  /// The batching rule of `r` on the operands xs, stamped with the vmap tag they share.
+  template <class Rule, class... Xs>
+  static V apply(const Rule& r, const Xs&... xs) {
+    const uint64_t tag = detail::common_batch_tag<T>({&xs...}, r.name());
+    return r.batch(xs...).retag(tag);
+  }
+  /// apply() for a rule with Rule::outputs results: its batching rule gives every output.
+  template <class Rule, class... Xs>
+  static std::array<V, Rule::outputs> apply_multi(const Rule& r, const Xs&... xs) {
+    const uint64_t tag = detail::common_batch_tag<T>({&xs...}, r.name());
+    std::array<V, Rule::outputs> out = r.batch(xs...);
+    for (V& v : out) v = v.retag(tag);
+    return out;
+  }
+  /// apply() for a rule whose operands come as one list (concat).
+  template <class Rule>
+  static V apply_list(const Rule& r, const std::vector<V>& xs) {
+    std::vector<const V*> ptrs;
+    for (const V& x : xs) ptrs.push_back(&x);
+    return r.batch(xs).retag(detail::common_batch_tag<T>(ptrs, r.name()));
+  }
 
+  /// @{
+  /// The LevelHooks (diff/diffable.hpp) of Batched<T>: lift_inner(x) and constant(t) are
+  /// unbatched; plain(x) throws ValueError for a batched x. Comparisons, masks and `where` of
+  /// batched values stay batched (a comparison of two examples' values is that example's
+  /// mask), computed level by level below.
   static V lift_inner(const T& x) { return V(x); }
   static V constant(const Tensor& t) { return V(P::constant(t)); }
   static const Tensor& plain(const V& x) {
     if (x.batched()) detail::batched_plain();
     return P::plain(x.value());
   }
-
-  static V unary(UnaryOp op, const V& x) { return rules::Unary{op}.batch(x).retag(x.tag()); }
-  static V binary(BinaryOp op, const V& a, const V& b) {
-    return tagged(rules::Binary{op}.batch(a, b), {&a, &b}, op_name(op));
-  }
-  static V where(const Tensor& cond, const V& a, const V& b) {
-    return tagged(rules::Where{cond}.batch(a, b), {&a, &b}, "where");
-  }
-  static V sum(const V& x, const Shape& axes, bool keepdims) {
-    return rules::Sum{axes, keepdims}.batch(x).retag(x.tag());
-  }
-  static V max(const V& x, const Shape& axes, bool keepdims) {
-    return rules::Max{axes, keepdims}.batch(x).retag(x.tag());
-  }
-  static V permute(const V& x, const Shape& dims) {
-    return rules::Permute{dims}.batch(x).retag(x.tag());
-  }
-  static V expand(const V& x, const Shape& shape) {
-    return rules::Expand{shape}.batch(x).retag(x.tag());
-  }
-  static V reshape(const V& x, const Shape& shape) {
-    return rules::Reshape{shape}.batch(x).retag(x.tag());
-  }
-  static V slice(const V& x, int64_t axis, std::optional<int64_t> start,
-                 std::optional<int64_t> stop, int64_t step) {
-    return rules::Slice{axis, start, stop, step}.batch(x).retag(x.tag());
-  }
-  static V pad(const V& x, const Pads& pads) { return rules::Pad{pads}.batch(x).retag(x.tag()); }
-  static V cast(const V& x, DType dtype) { return rules::Cast{dtype}.batch(x).retag(x.tag()); }
-  static V concat(const std::vector<V>& xs, int64_t axis) {
-    std::optional<uint64_t> tag;
-    for (const V& x : xs) {
-      if (!x.batched()) continue;
-      if (tag && *tag != x.tag()) detail::mixed_batches("concat");
-      tag = x.tag();
-    }
-    return rules::Concat{axis}.batch(xs).retag(tag.value_or(0));
-  }
-  static V matmul(const V& a, const V& b) {
-    return tagged(rules::Matmul{}.batch(a, b), {&a, &b}, "matmul");
-  }
-  static V index_select(const V& x, int64_t axis, const Tensor& idx) {
-    return rules::IndexSelect{axis, idx}.batch(x).retag(x.tag());
-  }
-  static V index_add(const V& x, int64_t axis, const Tensor& idx, const V& src) {
-    return tagged(rules::IndexAdd{axis, idx}.batch(x, src), {&x, &src}, "index_add");
-  }
-
-  static bool mapped(const V& x) { return x.batched() || detail::mapped(x.value()); }
-  static const Tensor& stored(const V& x) { return detail::stored(x.value()); }
-  static V detach(const V& x) { return V(detail::detach(x.value()), x.batched(), x.tag()); }
+  static bool mapped(const V& x) { return x.batched() || P::mapped(x.value()); }
+  static const Tensor& stored(const V& x) { return P::stored(x.value()); }
+  static V detach(const V& x) { return V(P::detach(x.value()), x.batched(), x.tag()); }
   static V constant_binary(BinaryOp op, const V& a, const V& b) {
     const uint64_t tag = detail::common_batch_tag<T>({&a, &b}, op_name(op));
-    if (!a.batched() && !b.batched()) return V(detail::constant_binary(op, a.value(), b.value()));
+    if (!a.batched() && !b.batched()) return V(P::constant_binary(op, a.value(), b.value()));
     const int64_t n = rules::batching::batch_of<T>({&a, &b});
-    return V(detail::constant_binary(op, a.as_batch(n), b.as_batch(n)), true, tag);
+    return V(P::constant_binary(op, a.as_batch(n), b.as_batch(n)), true, tag);
   }
   static V constant_unary(UnaryOp op, const V& x) {
-    return V(detail::constant_unary(op, x.value()), x.batched(), x.tag());
+    return V(P::constant_unary(op, x.value()), x.batched(), x.tag());
   }
   static V select(const V& cond, const V& a, const V& b) {
     const uint64_t tag = detail::common_batch_tag<T>({&cond, &a, &b}, "where");
     if (!cond.batched() && !a.batched() && !b.batched()) {
-      return V(detail::select(cond.value(), a.value(), b.value()));
+      return V(P::select(cond.value(), a.value(), b.value()));
     }
     const int64_t n = rules::batching::batch_of<T>({&cond, &a, &b});
-    return V(detail::select(cond.as_batch(n), a.as_batch(n), b.as_batch(n)), true, tag);
+    return V(P::select(cond.as_batch(n), a.as_batch(n), b.as_batch(n)), true, tag);
   }
   /// @}
-
- private:
-  /// A rule's result r stamped with the vmap tag its batched operands share.
-  static V tagged(const V& r, std::initializer_list<const V*> xs, std::string_view op) {
-    return r.retag(detail::common_batch_tag<T>(xs, op));
-  }
 };
 
 }  // namespace strata

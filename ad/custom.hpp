@@ -23,6 +23,7 @@
 /// The rules are called with values of level T, so rules written as generic lambdas are
 /// differentiated in turn: second derivatives (grad of grad, hessian) differentiate
 /// f_bwd or f_jvp.
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
@@ -310,7 +311,7 @@ class Custom {
       return L(std::move(y), std::move(t), tag);
     } else if constexpr (detail::is_reverse_level<L>) {
       using T = typename inner_level<L>::type;
-      auto tape = shared_tape<T>(xs...);
+      auto tape = detail::common_tape<T>(std::array<const L*, sizeof...(Ls)>{&xs...}, rule_.name);
       if (!tape) return L(call<T>(xs.primal()...));
       auto [y, pullback, saved] =
           rule_.template record<T>([&] { return call<T>(xs.primal()...); }, xs.primal()...);
@@ -338,20 +339,6 @@ class Custom {
       return false;
     }
   }
-  /// The tape shared by the recorded arguments (null: all constants); throws when the values
-  /// of two transform calls meet.
-  template <Diffable T, class... R>
-  std::shared_ptr<Tape<T>> shared_tape(const R&... xs) const {
-    std::shared_ptr<Tape<T>> tape;
-    auto one = [&](const Reverse<T>& x) {
-      if (!x.tape()) return;
-      if (tape && tape != x.tape()) detail::mixed_transform_calls(rule_.name);
-      tape = x.tape();
-    };
-    (one(xs), ...);
-    return tape;
-  }
-
   Rule rule_;
 };
 
@@ -378,7 +365,7 @@ auto custom_jvp(F f, Jvp f_jvp, std::string name = "custom_jvp function") {
 /// errors: a cotangent of the wrong shape or dtype is a ShapeError / DTypeError, the wrong
 /// number of them a ValueError. Example, an identity that clips gradients to [-1, 1]:
 /// `st::custom_vjp([](const auto& x) { return x; }, [](const auto& x) { return std::pair{x,
-/// x}; }, [](const auto&, const auto& g) { return st::clip(g, -1.0, 1.0); })`.
+/// x}; }, [](const auto&, const auto& g) { return st::clamp(g, -1.0, 1.0); })`.
 template <class F, class Fwd, class Bwd>
 auto custom_vjp(F f, Fwd f_fwd, Bwd f_bwd, std::string name = "custom_vjp function") {
   return Custom<detail::VjpRule<F, Fwd, Bwd>>(

@@ -6,11 +6,12 @@
 /// no zeros are ever materialised for it. Each jvp call tags its values, and
 /// combining tangents of two different calls is an error rather than a silent
 /// sum (the classic perturbation confusion).
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <optional>
 
-#include "ad/rules.hpp"
+#include "ad/level.hpp"
 
 namespace strata {
 
@@ -70,73 +71,15 @@ namespace detail {
 uint64_t common_tag(std::initializer_list<uint64_t> tags);
 }  // namespace detail
 
-/// The Diffable primitives of Forward<T>: each computes the primal with Prims<T> and the
-/// tangent with the primitive's jvp rule (ad/rules.hpp); constants stay constants.
+/// The Diffable primitives of Forward<T> (every one from detail::RulePrims, ad/level.hpp):
+/// each computes the primal with the rule on T and the tangent with its jvp; constants stay
+/// constants. Throws ValueError when tangents of two different jvp calls meet.
 template <Diffable T>
-struct Prims<Forward<T>> {
+struct Prims<Forward<T>> : detail::RulePrims<Prims<Forward<T>>, Forward<T>>,
+                           detail::DualHooks<Prims<Forward<T>>, Forward<T>> {
   using F = Forward<T>;  ///< the level these primitives act on
   using P = Prims<T>;    ///< the primitives of the level below
 
-  /// @{
-  /// The Diffable primitive of the same name (diff/diffable.hpp) on Forward<T>: the primal by
-  /// Prims<T>, the tangent by its jvp rule; lift_inner(x) is x as a constant, constant(t) a
-  /// plain tensor as a constant, plain(x) the plain value underneath. Throws ValueError when
-  /// tangents of two different jvp calls meet.
-  /// mapped, stored, detach, constant_binary, constant_unary and select are the optional hooks of
-  /// diff/operands.hpp (masks and constants of values batched by st::vmap, level by level).
-
-  static F lift_inner(const T& x) { return F(x); }
-  static F constant(const Tensor& t) { return F(P::constant(t)); }
-  static const Tensor& plain(const F& x) { return P::plain(x.primal()); }
-
-  // The hooks of values that may hold a batch of examples below (diff/operands.hpp): masks
-  // and constants are computed on the primals, level by level, as constants.
-  static bool mapped(const F& x) { return detail::mapped(x.primal()); }
-  static const Tensor& stored(const F& x) { return detail::stored(x.primal()); }
-  static F detach(const F& x) { return F(detail::detach(x.primal())); }
-  static F constant_binary(BinaryOp op, const F& a, const F& b) {
-    return F(detail::constant_binary(op, a.primal(), b.primal()));
-  }
-  static F constant_unary(UnaryOp op, const F& x) {
-    return F(detail::constant_unary(op, x.primal()));
-  }
-  static F select(const F& cond, const F& a, const F& b) {
-    return apply(rules::Select<T>{cond.primal()}, a, b);
-  }
-
-  static F unary(UnaryOp op, const F& x) { return apply(rules::Unary{op}, x); }
-  static F binary(BinaryOp op, const F& a, const F& b) { return apply(rules::Binary{op}, a, b); }
-  static F where(const Tensor& cond, const F& a, const F& b) {
-    return apply(rules::Where{cond}, a, b);
-  }
-  static F sum(const F& x, const Shape& axes, bool keepdims) {
-    return apply(rules::Sum{axes, keepdims}, x);
-  }
-  static F max(const F& x, const Shape& axes, bool keepdims) {
-    return apply(rules::Max{axes, keepdims}, x);
-  }
-  static F permute(const F& x, const Shape& dims) { return apply(rules::Permute{dims}, x); }
-  static F expand(const F& x, const Shape& shape) { return apply(rules::Expand{shape}, x); }
-  static F reshape(const F& x, const Shape& shape) { return apply(rules::Reshape{shape}, x); }
-  static F slice(const F& x, int64_t axis, std::optional<int64_t> start,
-                 std::optional<int64_t> stop, int64_t step) {
-    return apply(rules::Slice{axis, start, stop, step}, x);
-  }
-  static F pad(const F& x, const Pads& pads) { return apply(rules::Pad{pads}, x); }
-  static F cast(const F& x, DType dtype) { return apply(rules::Cast{dtype}, x); }
-  static F concat(const std::vector<F>& xs, int64_t axis) {
-    return apply_list(rules::Concat{axis}, xs);
-  }
-  static F matmul(const F& a, const F& b) { return apply(rules::Matmul{}, a, b); }
-  static F index_select(const F& x, int64_t axis, const Tensor& idx) {
-    return apply(rules::IndexSelect{axis, idx}, x);
-  }
-  static F index_add(const F& x, int64_t axis, const Tensor& idx, const F& src) {
-    return apply(rules::IndexAdd{axis, idx}, x, src);
-  }
-  /// @}
-
- private:
   /// The primitive of rule `r` on the operands xs: the primal by the rule on T; the tangent
   /// by the rule applied to the tangents for a linear rule, else the sum of its jvp terms.
   template <class Rule, class... Xs>
@@ -160,6 +103,41 @@ struct Prims<Forward<T>> {
       return F(std::move(y), std::move(t), tag);
     }
   }
+  /// apply() for a rule with Rule::outputs results (an eigen-decomposition's values and
+  /// vectors): the primals by the rule on T, the tangents by the rule on the tangents for a
+  /// linear rule, else the sums of its jvp terms (each an array of one tangent per output).
+  /// An output that is not floating (LU's pivots) is a constant.
+  template <class Rule, class... Xs>
+  static std::array<F, Rule::outputs> apply_multi(const Rule& r, const Xs&... xs) {
+    constexpr std::size_t K = Rule::outputs;
+    const uint64_t tag = detail::common_tag({xs.tag()...});
+    std::array<T, K> ys = r(xs.primal()...);
+    std::array<std::optional<T>, K> ts;
+    if ((xs.tangent() || ...) && rules::differentiable(r, xs.primal()...)) {
+      if constexpr (Rule::linear) {
+        std::array<T, K> t = r(tangent_or_zeros(xs)...);
+        for (std::size_t k = 0; k < K; ++k) ts[k] = std::move(t[k]);
+      } else {
+        int which = 0;
+        auto term = [&](const F& x) {
+          if (x.tangent()) {
+            std::array<T, K> ti = r.jvp(which, xs.primal()..., ys, *x.tangent());
+            for (std::size_t k = 0; k < K; ++k) {
+              ts[k] = ts[k] ? P::binary(BinaryOp::add, *ts[k], ti[k]) : std::move(ti[k]);
+            }
+          }
+          ++which;
+        };
+        (term(xs), ...);
+      }
+    }
+    std::array<F, K> out;
+    for (std::size_t k = 0; k < K; ++k) {
+      const bool floating = is_floating(ys[k].dtype());
+      out[k] = floating ? F(std::move(ys[k]), std::move(ts[k]), tag) : F(std::move(ys[k]));
+    }
+    return out;
+  }
   /// apply() for a rule whose operands come as one list (concat), linear.
   template <class Rule>
   static F apply_list(const Rule& r, const std::vector<F>& xs) {
@@ -176,6 +154,8 @@ struct Prims<Forward<T>> {
     for (const F& x : xs) ts.push_back(tangent_or_zeros(x));
     return F(std::move(y), r(ts), tag);
   }
+
+ private:
   /// x's tangent, or zeros for a constant.
   static T tangent_or_zeros(const F& x) {
     return x.tangent() ? *x.tangent() : zeros_like(x.primal());

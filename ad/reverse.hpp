@@ -11,6 +11,7 @@
 #include <optional>
 #include <vector>
 
+#include "ad/level.hpp"
 #include "ad/tape.hpp"
 
 namespace strata {
@@ -64,80 +65,35 @@ struct inner_level<Reverse<T>> {
 namespace detail {
 /// Throws the "two different transform calls" error.
 [[noreturn]] void mixed_transform_calls(std::string_view op);
+
+/// The tape shared by the recorded values among xs, any range of const Reverse<T>* (null when
+/// all are constants); throws ValueError, naming `op`, when two transform calls' values meet.
+template <Diffable T, class Ptrs>
+std::shared_ptr<Tape<T>> common_tape(const Ptrs& xs, std::string_view op) {
+  const std::shared_ptr<Tape<T>>* tape = nullptr;
+  for (const Reverse<T>* x : xs) {
+    if (!x->tape()) continue;
+    if (tape && *tape != x->tape()) mixed_transform_calls(op);
+    tape = &x->tape();
+  }
+  return tape ? *tape : nullptr;
+}
 }  // namespace detail
 
-/// The Diffable primitives of Reverse<T>: each computes the primal with Prims<T> and records
-/// the pullbacks of its vjp rule (ad/rules.hpp) on the operands' tape.
+/// The Diffable primitives of Reverse<T> (every one from detail::RulePrims, ad/level.hpp):
+/// each computes the primal with the rule on T and records the rule's pullbacks on the
+/// operands' tape. Throws ValueError when values of two different transform calls meet.
 template <Diffable T>
-struct Prims<Reverse<T>> {
+struct Prims<Reverse<T>> : detail::RulePrims<Prims<Reverse<T>>, Reverse<T>>,
+                           detail::DualHooks<Prims<Reverse<T>>, Reverse<T>> {
   using R = Reverse<T>;  ///< the level these primitives act on
   using P = Prims<T>;    ///< the primitives of the level below
 
-  /// @{
-  /// The Diffable primitive of the same name (diff/diffable.hpp) on Reverse<T>: the primal by
-  /// Prims<T>, plus a tape node whose pullbacks are its vjp rule; lift_inner(x) is x as a
-  /// constant, constant(t) a plain tensor as a constant, plain(x) the plain value underneath.
-  /// Throws ValueError when values of two different transform calls meet.
-  /// mapped, stored, detach, constant_binary, constant_unary and select are the optional hooks of
-  /// diff/operands.hpp (masks and constants of values batched by st::vmap, level by level).
-
-  static R lift_inner(const T& x) { return R(x); }
-  static R constant(const Tensor& t) { return R(P::constant(t)); }
-  static const Tensor& plain(const R& x) { return P::plain(x.primal()); }
-
-  // The hooks of values that may hold a batch of examples below (diff/operands.hpp): masks
-  // and constants are computed on the primals, level by level, as constants.
-  static bool mapped(const R& x) { return detail::mapped(x.primal()); }
-  static const Tensor& stored(const R& x) { return detail::stored(x.primal()); }
-  static R detach(const R& x) { return R(detail::detach(x.primal())); }
-  static R constant_binary(BinaryOp op, const R& a, const R& b) {
-    return R(detail::constant_binary(op, a.primal(), b.primal()));
-  }
-  static R constant_unary(UnaryOp op, const R& x) {
-    return R(detail::constant_unary(op, x.primal()));
-  }
-  static R select(const R& cond, const R& a, const R& b) {
-    return apply(rules::Select<T>{cond.primal()}, a, b);
-  }
-
-  static R unary(UnaryOp op, const R& x) { return apply(rules::Unary{op}, x); }
-  static R binary(BinaryOp op, const R& a, const R& b) { return apply(rules::Binary{op}, a, b); }
-  static R where(const Tensor& cond, const R& a, const R& b) {
-    return apply(rules::Where{cond}, a, b);
-  }
-  static R sum(const R& x, const Shape& axes, bool keepdims) {
-    return apply(rules::Sum{axes, keepdims}, x);
-  }
-  static R max(const R& x, const Shape& axes, bool keepdims) {
-    return apply(rules::Max{axes, keepdims}, x);
-  }
-  static R permute(const R& x, const Shape& dims) { return apply(rules::Permute{dims}, x); }
-  static R expand(const R& x, const Shape& shape) { return apply(rules::Expand{shape}, x); }
-  static R reshape(const R& x, const Shape& shape) { return apply(rules::Reshape{shape}, x); }
-  static R slice(const R& x, int64_t axis, std::optional<int64_t> start,
-                 std::optional<int64_t> stop, int64_t step) {
-    return apply(rules::Slice{axis, start, stop, step}, x);
-  }
-  static R pad(const R& x, const Pads& pads) { return apply(rules::Pad{pads}, x); }
-  static R cast(const R& x, DType dtype) { return apply(rules::Cast{dtype}, x); }
-  static R concat(const std::vector<R>& xs, int64_t axis) {
-    return apply_list(rules::Concat{axis}, xs);
-  }
-  static R matmul(const R& a, const R& b) { return apply(rules::Matmul{}, a, b); }
-  static R index_select(const R& x, int64_t axis, const Tensor& idx) {
-    return apply(rules::IndexSelect{axis, idx}, x);
-  }
-  static R index_add(const R& x, int64_t axis, const Tensor& idx, const R& src) {
-    return apply(rules::IndexAdd{axis, idx}, x, src);
-  }
-  /// @}
-
- private:
   /// The primitive of rule `r` on the operands xs: the primal by the rule on T, and a tape
   /// node with the rule's pullback for each operand that is not a constant.
   template <class Rule, class... Xs>
   static R apply(const Rule& r, const Xs&... xs) {
-    auto tape = common_tape(std::array<const R*, sizeof...(Xs)>{&xs...}, r.name());
+    auto tape = detail::common_tape<T>(std::array<const R*, sizeof...(Xs)>{&xs...}, r.name());
     T y = r(xs.primal()...);
     if (!tape || !rules::differentiable(r, xs.primal()...)) return R(std::move(y));
     const int64_t id = tape->add_node();
@@ -149,13 +105,41 @@ struct Prims<Reverse<T>> {
     (edge(xs), ...);
     return R(std::move(y), std::move(tape), id);
   }
+  /// apply() for a rule with Rule::outputs results: the primals by the rule on T, and one tape
+  /// node per floating output whose edges are the rule's pullbacks of that output
+  /// (r.pullback(which, output, xs..., ys)). The vjp is linear in the outputs' cotangents, so
+  /// the nodes' contributions add up to it, and an output that receives no cotangent never
+  /// runs its pullbacks (the eigenvectors' 1 / (l_i - l_j) when only eigenvalues are used).
+  template <class Rule, class... Xs>
+  static std::array<R, Rule::outputs> apply_multi(const Rule& r, const Xs&... xs) {
+    constexpr std::size_t K = Rule::outputs;
+    auto tape = detail::common_tape<T>(std::array<const R*, sizeof...(Xs)>{&xs...}, r.name());
+    std::array<T, K> ys = r(xs.primal()...);
+    std::array<R, K> out;
+    const bool record = tape && rules::differentiable(r, xs.primal()...);
+    for (std::size_t k = 0; k < K; ++k) {
+      if (!record || !is_floating(ys[k].dtype())) {
+        out[k] = R(ys[k]);
+        continue;
+      }
+      const int64_t id = tape->add_node();
+      int which = 0;
+      auto edge = [&](const R& x) {
+        if (!x.is_constant()) add_edge(*tape, x, r.pullback(which, int(k), xs.primal()..., ys));
+        ++which;
+      };
+      (edge(xs), ...);
+      out[k] = R(ys[k], tape, id);
+    }
+    return out;
+  }
   /// apply() for a rule whose operands come as one list (concat).
   template <class Rule>
   static R apply_list(const Rule& r, const std::vector<R>& xs) {
     std::vector<const R*> ptrs;
     std::vector<T> ys;
     for (const R& x : xs) ptrs.push_back(&x), ys.push_back(x.primal());
-    auto tape = common_tape(ptrs, r.name());
+    auto tape = detail::common_tape<T>(ptrs, r.name());
     T y = r(ys);
     if (!tape) return R(std::move(y));
     std::vector<rules::Pullback<T>> pbs = r.pullbacks(ys, y);
@@ -165,22 +149,12 @@ struct Prims<Reverse<T>> {
     }
     return R(std::move(y), std::move(tape), id);
   }
+
+ private:
   /// Adds x's edge, with pullback pb, to the node `tape` records last.
   static void add_edge(Tape<T>& tape, const R& x, rules::Pullback<T> pb) {
     tape.add_edge(x.id(), std::move(pb.fn));
     for (const Tensor& t : pb.saved) tape.save(t);
-  }
-  /// The tape shared by the non-constant operands (null when all are constants): xs is any
-  /// range of const R* (no vector is built per op).
-  template <class Ptrs>
-  static std::shared_ptr<Tape<T>> common_tape(const Ptrs& xs, std::string_view op) {
-    const std::shared_ptr<Tape<T>>* tape = nullptr;
-    for (const R* x : xs) {
-      if (!x->tape()) continue;
-      if (tape && *tape != x->tape()) detail::mixed_transform_calls(op);
-      tape = &x->tape();
-    }
-    return tape ? *tape : nullptr;
   }
 };
 

@@ -2,8 +2,8 @@
 #pragma once
 /// The calculus of every differentiable primitive, one rule object each
 /// (ad/rules/*.hpp, by family), consumed generically by Forward<T> (jvp),
-/// Reverse<T> (vjp) and Batched<T> (batching): each of those spells a
-/// primitive in one line that builds its rule and hands it the operands.
+/// Reverse<T> (vjp) and Batched<T> (batching): detail::RulePrims (ad/level.hpp) spells each
+/// primitive once, as a line that builds its rule and hands it to the level's apply.
 ///
 /// A rule is built from the primitive's non-differentiable parameters (an
 /// op, axes, a shape, indices, a mask) and offers, for operands xs... of any
@@ -25,16 +25,20 @@
 ///   r.name()                     the primitive's name, for errors
 ///
 /// Concat takes its operands as one list (r(xs), r.pullbacks(xs, y) and
-/// r.batch(vs) on vectors). rules::Select is where with a condition of level T
+/// r.batch(vs) on vectors). A rule with several outputs declares `outputs = K`; its r, jvp
+/// and batch return arrays of K values and its pullback(which, output, xs..., ys) takes the
+/// output's index (docs/adding_a_primitive.md). rules::Select is where with a condition of level T
 /// (batched under st::vmap) instead of a plain tensor. Rules are written in Diffable ops on T, so
 /// they are differentiable too: that is what makes Forward<Reverse<T>>, Reverse<Reverse<T>>, ...
 /// work, to any order.
 #include "ad/rules/elementwise.hpp"
+#include "ad/rules/factor.hpp"
 #include "ad/rules/index.hpp"
 #include "ad/rules/matmul.hpp"
 #include "ad/rules/movement.hpp"
 #include "ad/rules/reduce.hpp"
 #include "ad/rules/select.hpp"
+#include "ad/rules/spectral.hpp"
 
 namespace strata::rules {
 

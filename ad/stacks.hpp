@@ -36,9 +36,18 @@
   X(Reverse<Batched<Forward<Batched<Tensor>>>>)
 
 namespace strata {
-#define STRATA_EXTERN_STACK(...) extern template struct Prims<__VA_ARGS__>;
+// Each level's primitives live in its RulePrims base (ad/level.hpp), which an explicit
+// instantiation of the derived Prims does not reach: both are instantiated.
+#define STRATA_EXTERN_STACK(...)             \
+  extern template struct Prims<__VA_ARGS__>; \
+  extern template struct detail::RulePrims<Prims<__VA_ARGS__>, __VA_ARGS__>;
 STRATA_FOR_EACH_STACK_ORDER12(STRATA_EXTERN_STACK)
 STRATA_FOR_EACH_STACK_ORDER3(STRATA_EXTERN_STACK)
 STRATA_FOR_EACH_STACK_BATCHED(STRATA_EXTERN_STACK)
 #undef STRATA_EXTERN_STACK
+
+// Every level kind provides every hook of diff/diffable.hpp.
+static_assert(WrappingLevel<Forward<Tensor>>);
+static_assert(WrappingLevel<Reverse<Tensor>>);
+static_assert(WrappingLevel<Batched<Tensor>>);
 }  // namespace strata

@@ -3,7 +3,9 @@
 #include "ad/stacks.hpp"
 
 namespace strata {
-#define STRATA_INSTANTIATE_STACK(...) template struct Prims<__VA_ARGS__>;
+#define STRATA_INSTANTIATE_STACK(...) \
+  template struct Prims<__VA_ARGS__>; \
+  template struct detail::RulePrims<Prims<__VA_ARGS__>, __VA_ARGS__>;
 STRATA_FOR_EACH_STACK_ORDER12(STRATA_INSTANTIATE_STACK)
 STRATA_FOR_EACH_STACK_BATCHED(STRATA_INSTANTIATE_STACK)
 }  // namespace strata

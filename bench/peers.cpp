@@ -60,6 +60,9 @@ const EigenLib& eigen_lib() {
     sym(l.mlp_free, "peer_eigen_mlp_free");
     sym(l.mlp_step, "peer_eigen_mlp_step");
     sym(l.hessian_tanh, "peer_eigen_hessian_tanh");
+    sym(l.cholesky, "peer_eigen_cholesky");
+    sym(l.solve, "peer_eigen_solve");
+    sym(l.eigh, "peer_eigen_eigh");
     return l;
   }();
   if (!lib.error.empty()) throw std::runtime_error("eigen peer: " + lib.error);

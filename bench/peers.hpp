@@ -3,6 +3,7 @@
 // limits, all timed in the same strata_bench run.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -37,6 +38,9 @@ struct EigenLib {
   void (*mlp_free)(void* net) = nullptr;
   void (*mlp_step)(void* net) = nullptr;
   void (*hessian_tanh)(const double* w, const double* x, int64_t n, double* h) = nullptr;
+  void (*cholesky)(const double* a, int64_t n) = nullptr;
+  void (*solve)(const double* a, const double* b, int64_t n, int64_t k) = nullptr;
+  void (*eigh)(const double* a, int64_t n) = nullptr;
 };
 /// The Eigen library for this run's instruction set, loaded on first use.
 const EigenLib& eigen_lib();
@@ -50,6 +54,19 @@ Peer eigen_sum(int64_t n, int axis);  // axis 0, 1, or -1 for all
 std::vector<Peer> blas_peers(int64_t n, bool bt);
 /// Loads both BLAS libraries now (each prints its configuration once).
 void load_blas_peers();
+
+/// OpenBLAS's LAPACK as a program calls it directly (Fortran interface, 2 of its threads), from
+/// the same library instance as the openblas sgemm peer: loaded into its own link-map
+/// namespace (dlmopen), so that its thread count never touches the instance strata's CPU
+/// factorisations load (raw/cpu/lapack.hpp). Null functions when it is not installed.
+struct LapackPeer {
+  void (*dpotrf)(const char*, const int*, double*, const int*, int*, std::size_t) = nullptr;
+  void (*dgesv)(const int*, const int*, double*, const int*, int*, double*, const int*,
+                int*) = nullptr;
+  void (*dsyevd)(const char*, const char*, const int*, double*, const int*, double*, double*,
+                 const int*, int*, const int*, int*, std::size_t, std::size_t) = nullptr;
+};
+const LapackPeer& lapack_peer();
 
 /// What the machine can do, measured in the run (bench/limits.cpp).
 struct Limits {

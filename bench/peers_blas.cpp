@@ -4,6 +4,8 @@
 // reported and its column left empty.
 //
 // Best configuration, each with 2 of its own threads:
+//   OpenBLAS is loaded into a link-map namespace of its own (dlmopen), so that
+//   setting its threads never reaches the instance strata's factorisations use.
 //   OpenBLAS 0.3.21 picks its kernel by CPU model and does not know recent
 //   Xeons (it falls back to SSE3 kernels, ~6x slow). On a CPU with AVX-512 we
 //   set OPENBLAS_CORETYPE=SkylakeX before loading it, unless the environment
@@ -38,21 +40,37 @@ void* open_first(std::initializer_list<const char*> paths) {
   return nullptr;
 }
 
-const BlasLib& openblas() {
-  static const BlasLib lib = [] {
-    BlasLib l{"openblas"};
+/// The peers' OpenBLAS in a link-map namespace of its own (dlmopen), with 2 threads: the
+/// instance strata's factorisations load (raw/cpu/lapack.cpp, one thread) is another one.
+void* openblas_handle() {
+  static void* const h = [] {
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq")) {
       setenv("OPENBLAS_CORETYPE", "SkylakeX", 0);
     }
-    void* h = open_first(
-        {"/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0", "libopenblas.so.0"});
+    for (const char* p :
+         {"/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0", "libopenblas.so.0"}) {
+      if (void* lib = dlmopen(LM_ID_NEWLM, p, RTLD_NOW | RTLD_LOCAL)) {
+        if (auto set = reinterpret_cast<SetThreads>(dlsym(lib, "openblas_set_num_threads"))) {
+          set(2);
+        }
+        return lib;
+      }
+    }
+    return static_cast<void*>(nullptr);
+  }();
+  return h;
+}
+
+const BlasLib& openblas() {
+  static const BlasLib lib = [] {
+    BlasLib l{"openblas"};
+    void* h = openblas_handle();
     if (!h) {
       std::printf("peer openblas: not installed (apt-get install libopenblas-dev), skipped\n");
       return l;
     }
-    if (auto set = reinterpret_cast<SetThreads>(dlsym(h, "openblas_set_num_threads"))) set(2);
     l.sgemm = reinterpret_cast<Sgemm>(dlsym(h, "cblas_sgemm"));
     using Config = char* (*)();
     if (auto cfg = reinterpret_cast<Config>(dlsym(h, "openblas_get_config"))) {
@@ -100,6 +118,19 @@ Peer blas_peer(const BlasLib& (*lib)(), const char* name, int64_t n, bool bt) {
 }
 
 }  // namespace
+
+const LapackPeer& lapack_peer() {
+  static const LapackPeer lib = [] {
+    LapackPeer l;
+    if (void* h = openblas_handle()) {
+      l.dpotrf = reinterpret_cast<decltype(l.dpotrf)>(dlsym(h, "dpotrf_"));
+      l.dgesv = reinterpret_cast<decltype(l.dgesv)>(dlsym(h, "dgesv_"));
+      l.dsyevd = reinterpret_cast<decltype(l.dsyevd)>(dlsym(h, "dsyevd_"));
+    }
+    return l;
+  }();
+  return lib;
+}
 
 void load_blas_peers() {
   openblas();

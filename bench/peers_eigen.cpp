@@ -9,7 +9,10 @@
 // Eigen instantiations never mix with the baseline ones inside strata; built a
 // second time with -march=haswell (AVX2) for make bench-avx2. strata_bench
 // loads the one matching the instruction set in use (bench/peers.cpp).
+#include <Eigen/Cholesky>
 #include <Eigen/Core>
+#include <Eigen/Eigenvalues>
+#include <Eigen/LU>
 #include <cstdint>
 #include <thread>
 #include <vector>
@@ -202,4 +205,31 @@ PEER_API void peer_eigen_mlp_step(void* net) {
   m.W2 -= m.lr * m.dW2;
   m.W1 -= m.lr * m.dW1;
   g_keep = m.W1(0, 0);
+}
+
+// --- factorisations (cholesky_f64_n1024, solve_f64_n1024_k64, eigh_f64_n512) -------
+// Eigen's decompositions on one thread: their blocked updates use Eigen's GEMM,
+// which only OpenMP would thread. Column-major, Eigen's native order (a
+// symmetric row-major matrix reads the same either way).
+
+using ColMatD = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic>;
+volatile double g_keep_d;
+
+/// The Cholesky factor of the symmetric positive-definite n x n matrix a (Eigen::LLT).
+PEER_API void peer_eigen_cholesky(const double* a, int64_t n) {
+  const Eigen::LLT<ColMatD> llt(Eigen::Map<const ColMatD>(a, n, n));
+  g_keep_d = llt.matrixLLT()(n - 1, n - 1);
+}
+
+/// X = A^-1 B for row-major A (n x n) and B (n x k) by LU with partial pivoting.
+PEER_API void peer_eigen_solve(const double* a, const double* b, int64_t n, int64_t k) {
+  const Eigen::PartialPivLU<ColMatD> lu(Eigen::Map<const RowMatD>(a, n, n));
+  const ColMatD x = lu.solve(Eigen::Map<const RowMatD>(b, n, k));
+  g_keep_d = x(n - 1, k - 1);
+}
+
+/// The eigenvalues and eigenvectors of the symmetric n x n matrix a.
+PEER_API void peer_eigen_eigh(const double* a, int64_t n) {
+  const Eigen::SelfAdjointEigenSolver<ColMatD> es(Eigen::Map<const ColMatD>(a, n, n));
+  g_keep_d = es.eigenvectors()(n - 1, n - 1);
 }

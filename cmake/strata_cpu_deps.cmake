@@ -76,3 +76,24 @@ if(STRATA_USE_DNNL AND DNNL_INCLUDE_DIR AND DNNL_LIBRARY)
 else()
   message(STATUS "strata: f32 matmul through Eigen (oneDNN not found or STRATA_USE_DNNL=OFF)")
 endif()
+
+# OpenBLAS's LAPACK does the CPU's factorisations (raw/cpu/lapack.hpp): the
+# pthread build (libopenblas0-pthread; its serial build has no locks, and
+# strata calls it from several threads), loaded at run time from the path
+# found here, so that strata can choose its kernels and its thread count
+# before it initialises. STRATA_OPENBLAS_PATH: that path.
+find_library(STRATA_OPENBLAS_LIBRARY NAMES libopenblas.so.0 openblas
+             PATHS /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/openblas-pthread
+                   /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/openblas-openmp
+             NO_DEFAULT_PATH)
+if(NOT STRATA_OPENBLAS_LIBRARY)
+  find_library(STRATA_OPENBLAS_LIBRARY NAMES libopenblas.so.0 openblas)
+endif()
+if(NOT STRATA_OPENBLAS_LIBRARY)
+  message(FATAL_ERROR "strata needs OpenBLAS for its CPU linear algebra "
+                      "(Debian: apt-get install libopenblas0-pthread)")
+endif()
+message(STATUS "strata: CPU linear algebra through ${STRATA_OPENBLAS_LIBRARY}")
+list(APPEND STRATA_CPU_LIBS ${CMAKE_DL_LIBS})
+set_source_files_properties(raw/cpu/lapack.cpp PROPERTIES COMPILE_DEFINITIONS
+                            "STRATA_OPENBLAS_PATH=\"${STRATA_OPENBLAS_LIBRARY}\"")

@@ -33,6 +33,12 @@ struct DeviceError : Error {
 struct ValueError : Error {
   using Error::Error;
 };
+/// Errors of linear algebra (numpy.linalg.LinAlgError): a singular or non-positive-definite
+/// matrix, a NaN or infinity in the input, failed convergence. The message names the op, the
+/// batch element and the pivot or minor.
+struct LinAlgError : Error {
+  using Error::Error;
+};
 
 namespace detail {
 

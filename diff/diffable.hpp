@@ -16,10 +16,13 @@
 ///   slice(x, axis, start, stop, step)   pad(x, pads) (zeros)   concat(xs, axis)
 ///   cast(x, dtype)    matmul(a, b) (rank >= 2, batch dims broadcast)
 ///   index_select(x, axis, idx)      index_add(x, axis, idx, src)  (idx a plain Tensor)
+///   cholesky(a)   triangular_solve(a, b, opts)   lu(a) -> 3   eigh(a) -> 2   svd(a) -> 3
+///   qr(a) -> 2    (raw/linalg.hpp; "-> k": a std::array of k results)
 ///   constant(tensor)                a plain Tensor as a constant of T
 ///   plain(x)                        the plain Tensor value underneath every level
 ///
 /// plus the members shape(), dtype(), device().
+#include <array>
 #include <concepts>
 #include <cstdint>
 #include <optional>
@@ -64,8 +67,38 @@ concept Diffable = requires(const T& x, const Tensor& t, const Shape& s, UnaryOp
   { Prims<T>::matmul(x, x) } -> std::same_as<T>;
   { Prims<T>::index_select(x, int64_t{}, t) } -> std::same_as<T>;
   { Prims<T>::index_add(x, int64_t{}, t, x) } -> std::same_as<T>;
+  { Prims<T>::cholesky(x) } -> std::same_as<T>;
+  { Prims<T>::triangular_solve(x, x, TriangularSolve{}) } -> std::same_as<T>;
+  { Prims<T>::lu(x) } -> std::same_as<std::array<T, 3>>;
+  { Prims<T>::eigh(x) } -> std::same_as<std::array<T, 2>>;
+  { Prims<T>::svd(x) } -> std::same_as<std::array<T, 3>>;
+  { Prims<T>::qr(x) } -> std::same_as<std::array<T, 2>>;
   { Prims<T>::constant(t) } -> std::same_as<T>;
   { Prims<T>::plain(x) } -> std::convertible_to<const Tensor&>;
+};
+
+/// The hooks every level provides besides its primitives, for values that are the same at
+/// every level (masks, comparisons, stop_gradient) and for values that hold a batch of examples
+/// at some level below (st::vmap), which have no single plain value:
+///
+///   mapped(x)                  whether x holds a batch axis at some level
+///   stored(x)                  the plain tensor whose storage holds x's values (batch axes
+///                              included), for the tape's version checks
+///   detach(x)                  x's values as a constant of its level (batch axes kept)
+///   constant_binary(op, a, b)  a comparison or logical op, as a constant of the level
+///   constant_unary(op, x)      logical_not, as a constant of the level
+///   select(cond, a, b)         where(cond, a, b) with cond a bool value of the level
+///
+/// Tensor static_asserts it; Forward<T>, Reverse<T> and Batched<T> static_assert WrappingLevel
+/// (below), so a new level (the jit tracer) cannot silently miss one.
+template <class T>
+concept LevelHooks = Diffable<T> && requires(const T& x, UnaryOp u, BinaryOp b) {
+  { Prims<T>::mapped(x) } -> std::same_as<bool>;
+  { Prims<T>::stored(x) } -> std::convertible_to<const Tensor&>;
+  { Prims<T>::detach(x) } -> std::same_as<T>;
+  { Prims<T>::constant_binary(b, x, x) } -> std::same_as<T>;
+  { Prims<T>::constant_unary(u, x) } -> std::same_as<T>;
+  { Prims<T>::select(x, x, x) } -> std::same_as<T>;
 };
 
 // --- levels ---------------------------------------------------------------------
@@ -79,6 +112,13 @@ struct inner_level {
   using type = void;  ///< the level below (void: T is the bottom level)
 };
 // ad/forward.hpp and ad/reverse.hpp specialise it for their dual types.
+
+/// A level wrapping the level below it (Forward<T>, Reverse<T>, Batched<T>): the LevelHooks,
+/// plus lift_inner(x), a value x of the level below as a constant of this one.
+template <class T>
+concept WrappingLevel = LevelHooks<T> && requires(const typename inner_level<T>::type& inner) {
+  { Prims<T>::lift_inner(inner) } -> std::same_as<T>;
+};
 
 /// True when U is T or a level somewhere below T.
 template <class T, class U>
@@ -107,6 +147,52 @@ requires(contains_level<T, U>()) T lift(const U& u) {
   }
 }
 
+/// Two levels of which neither contains the other, such as Reverse<Tensor> and
+/// Batched<Tensor>. They meet only when a function given to an inner transform uses a value
+/// of an outer transform that it captured: the order of the two transforms, which decides
+/// how their levels nest, is not in the types. Reported by one static_assert
+/// (detail::unnested_levels).
+template <class A, class B>
+concept UnnestedLevels =
+    Diffable<A> && Diffable<B> && !contains_level<A, B>() && !contains_level<B, A>();
+
+namespace detail {
+/// Instantiated wherever two unnested levels meet (UnnestedLevels). Its one specialization is
+/// instantiated once however many operations meet, so the compiler reports the message once.
+template <class Never = void>
+struct unnested_levels {
+  static_assert(!std::is_void_v<Never>,
+                "strata: values of two transforms whose levels do not nest (such as "
+                "st::Reverse<st::Tensor> and st::Batched<st::Tensor>) met, in an operation or as "
+                "a function's result: the function given to an inner transform uses a value of "
+                "an outer transform that it captured. Pass the captured value to the inner "
+                "transform as an argument instead: to st::vmap with in_axes st::none, "
+                "st::vmap([&](const auto& w, const auto& x) { return f(w, x); }, {st::none, "
+                "0})(w, X); to st::grad and the other transforms as one more argument, left out "
+                "of st::argnums: st::grad(g, st::argnums<0>, x, w)");
+};
+/// void, named through T: a type that is known only when T is (std::void_t may be resolved
+/// earlier), so that a use inside a template waits for the template's instantiation.
+template <class T>
+struct void_of {
+  using type = void;  ///< void
+};
+/// Declared, never defined: the value of an operation on unnested levels, after
+/// unnested_levels has failed compilation (the program never links, as it never compiles).
+template <class T>
+T unnested_value();
+}  // namespace detail
+
+/// Lifting between unnested levels (UnnestedLevels): the static_assert of
+/// detail::unnested_levels, and no other error after it.
+template <Diffable T, class U>
+requires(UnnestedLevels<T, U>) T lift(const U&) {
+  // Named through T, so that it is instantiated here, not where lift is defined; it is
+  // unnested_levels<void> for every T and U, so the message comes once.
+  [[maybe_unused]] detail::unnested_levels<typename detail::void_of<T>::type> report;
+  return detail::unnested_value<T>();
+}
+
 /// The higher of two levels (one must contain the other); scalars take the other side.
 template <class A, class B>
 struct common_level;
@@ -130,6 +216,13 @@ requires(!Scalar<A>) struct common_level<A, B> {
 template <Scalar A, class B>
 requires(!Scalar<B>) struct common_level<A, B> {
   using type = B;  ///< B
+};
+/// Two unnested levels: A stands in as the result, and lifting the other operand to it reports
+/// the static_assert of detail::unnested_levels (in the operation's body, so that the
+/// compiler shows where the operation is, and no error follows it).
+template <class A, class B>
+requires(UnnestedLevels<A, B>) struct common_level<A, B> {
+  using type = A;  ///< A (the program does not compile)
 };
 /// The type of `a + b` for operands of types A and B: `common_level_t<Reverse<Tensor>, double>`
 /// is Reverse<Tensor>.

@@ -109,6 +109,18 @@ D Ops<D>::tanh() const {
   return strata::tanh(self());
 }
 template <class D>
+D Ops<D>::log1p() const {
+  return strata::log1p(self());
+}
+template <class D>
+D Ops<D>::expm1() const {
+  return strata::expm1(self());
+}
+template <class D>
+D Ops<D>::erf() const {
+  return strata::erf(self());
+}
+template <class D>
 D Ops<D>::abs() const {
   return strata::abs(self());
 }

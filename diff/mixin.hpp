@@ -44,6 +44,12 @@ class Ops {
   D sqrt() const;
   /// tanh(x), elementwise (st::tanh).
   D tanh() const;
+  /// log(1 + x), accurate near 0, elementwise (st::log1p).
+  D log1p() const;
+  /// e^x - 1, accurate near 0, elementwise (st::expm1).
+  D expm1() const;
+  /// The error function, elementwise (st::erf).
+  D erf() const;
   /// |x|, elementwise, keeping the dtype (st::abs).
   D abs() const;
   /// -1, 0 or +1 by sign, elementwise (st::sign).

@@ -100,62 +100,41 @@ requires Operands<A, B> common_level_t<A, B> lifted_binary(BinaryOp op, const A&
   return binary(op, x, y);
 }
 
-// Values that are the same at every level (masks, comparisons, stop_gradient) are computed on
-// the plain values, except where a level below holds a batch of examples (st::vmap): then
-// there is no single plain value, and a level that can hold one (ad/batched.hpp) offers the
-// optional Prims hooks used below, which compute the constant level by level.
+// Values that are the same at every level (masks, comparisons, stop_gradient) are computed
+// by the LevelHooks of each level (diff/diffable.hpp): on the plain values, except where a
+// level below holds a batch of examples (st::vmap) and there is no single plain value; then
+// the batching level computes them level by level.
 
-/// Whether x holds a batch axis at some level (a batched value of st::vmap); false for a
-/// level without the `mapped` hook.
+/// Whether x holds a batch axis at some level (a batched value of st::vmap).
 template <Diffable T>
 bool mapped(const T& x) {
-  if constexpr (requires { Prims<T>::mapped(x); }) {
-    return Prims<T>::mapped(x);
-  } else {
-    return false;
-  }
+  return Prims<T>::mapped(x);
 }
 
 /// The plain tensor whose storage holds x's values (batch axes included), for the tape's
-/// version checks: plain(x) for a level without the `stored` hook.
+/// version checks.
 template <Diffable T>
 const Tensor& stored(const T& x) {
-  if constexpr (requires { Prims<T>::stored(x); }) {
-    return Prims<T>::stored(x);
-  } else {
-    return Prims<T>::plain(x);
-  }
+  return Prims<T>::stored(x);
 }
 
 /// x's values as a constant of its level (batch axes kept).
 template <Diffable T>
 T detach(const T& x) {
-  if constexpr (requires { Prims<T>::detach(x); }) {
-    return Prims<T>::detach(x);
-  } else {
-    return Prims<T>::constant(Prims<T>::plain(x));
-  }
+  return Prims<T>::detach(x);
 }
 
 /// The non-differentiable binary `op` (a comparison or logical op) on same-shape operands of
 /// one level, as a constant of that level (batch axes kept).
 template <Diffable T>
 T constant_binary(BinaryOp op, const T& a, const T& b) {
-  if constexpr (requires { Prims<T>::constant_binary(op, a, b); }) {
-    return Prims<T>::constant_binary(op, a, b);
-  } else {
-    return Prims<T>::constant(Prims<Tensor>::binary(op, Prims<T>::plain(a), Prims<T>::plain(b)));
-  }
+  return Prims<T>::constant_binary(op, a, b);
 }
 
 /// The non-differentiable unary `op` (logical_not) as a constant of x's level.
 template <Diffable T>
 T constant_unary(UnaryOp op, const T& x) {
-  if constexpr (requires { Prims<T>::constant_unary(op, x); }) {
-    return Prims<T>::constant_unary(op, x);
-  } else {
-    return Prims<T>::constant(Prims<Tensor>::unary(op, Prims<T>::plain(x)));
-  }
+  return Prims<T>::constant_unary(op, x);
 }
 
 /// The comparison `op` on any mix of levels and scalars: a bool constant of their level.

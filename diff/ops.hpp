@@ -10,20 +10,25 @@
 ///                         plain, stop_gradient, constant_like, zeros_like
 ///   diff/arithmetic.hpp   add sub mul div pow maximum minimum, + - * / and unary -
 ///   diff/comparison.hpp   eq ne lt le gt ge (== != < <= > >=), logical_*, where
-///   diff/math.hpp         exp log sin cos sqrt tanh abs sign clamp
+///   diff/math.hpp         exp log sin cos sqrt tanh log1p expm1 erf abs sign clamp
 ///   diff/reductions.hpp   sum max min argmax argmin sum_to
 ///   diff/statistics.hpp   mean var std norm logsumexp
 ///   diff/activations.hpp  sigmoid relu gelu silu softplus softmax log_softmax
 ///   diff/movement.hpp     reshape permute expand transpose squeeze unsqueeze flatten
 ///                         flip slice pad cast concat stack split
-///   diff/linalg.hpp       matmul dot tril triu one_hot
+///   diff/matrix.hpp       matmul dot tril triu diagonal diag_embed one_hot
+///   diff/linalg/*.hpp     st::linalg: cholesky lu eigh eigvalsh svd svdvals qr,
+///                         solve_triangular solve cho_solve inv pinv lstsq,
+///                         slogdet det logdet matrix_norm
 ///   diff/index.hpp        ix oix vix take, st::Index and its entries
 #include "diff/activations.hpp"
 #include "diff/arithmetic.hpp"
 #include "diff/comparison.hpp"
 #include "diff/index.hpp"
-#include "diff/linalg.hpp"
+#include "diff/linalg/det.hpp"
+#include "diff/linalg/solve.hpp"
 #include "diff/math.hpp"
+#include "diff/matrix.hpp"
 #include "diff/movement.hpp"
 #include "diff/operands.hpp"
 #include "diff/reductions.hpp"

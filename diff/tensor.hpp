@@ -97,10 +97,32 @@ struct Prims<Tensor> {
   static Tensor matmul(const Tensor& a, const Tensor& b);
   static Tensor index_select(const Tensor& x, int64_t axis, const Tensor& idx);
   static Tensor index_add(const Tensor& x, int64_t axis, const Tensor& idx, const Tensor& src);
+  static Tensor cholesky(const Tensor& a);
+  static Tensor triangular_solve(const Tensor& a, const Tensor& b, TriangularSolve opts);
+  static std::array<Tensor, 3> lu(const Tensor& a);
+  static std::array<Tensor, 2> eigh(const Tensor& a);
+  static std::array<Tensor, 3> svd(const Tensor& a);
+  static std::array<Tensor, 2> qr(const Tensor& a);
   static Tensor constant(const Tensor& t) { return t; }
   static const Tensor& plain(const Tensor& x) { return x; }
   /// @}
+
+  /// @{
+  /// The LevelHooks (diff/diffable.hpp) of the bottom level: a plain tensor holds no batch
+  /// axis and carries no derivative, so each is the plain op itself.
+  static bool mapped(const Tensor&) { return false; }
+  static const Tensor& stored(const Tensor& x) { return x; }
+  static Tensor detach(const Tensor& x) { return x; }
+  static Tensor constant_binary(BinaryOp op, const Tensor& a, const Tensor& b) {
+    return binary(op, a, b);
+  }
+  static Tensor constant_unary(UnaryOp op, const Tensor& x) { return unary(op, x); }
+  static Tensor select(const Tensor& cond, const Tensor& a, const Tensor& b) {
+    return where(cond, a, b);
+  }
+  /// @}
 };
+static_assert(LevelHooks<Tensor>);
 
 /// NumPy-like printing (raw/print.cpp).
 std::ostream& operator<<(std::ostream& os, const Tensor& t);

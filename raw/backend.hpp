@@ -2,11 +2,12 @@
 #pragma once
 /// The Backend interface: the kernels of one device, destination-passing.
 ///
-/// raw/ops.cpp validates every argument (shapes, dtypes, devices, axes, index
-/// ranges), computes output shapes, allocates outputs and only then calls a
-/// backend, so a backend implements arithmetic and nothing else. Inputs may
-/// have any strides (zero, negative, offsets) unless a method says otherwise;
-/// outputs are fresh contiguous tensors unless a method says otherwise.
+/// The front end (raw/ops/) validates every argument (shapes, dtypes,
+/// devices, axes, index ranges), computes output shapes, allocates outputs and
+/// only then calls a backend, so a backend implements arithmetic and nothing
+/// else. Inputs may have any strides (zero, negative, offsets) unless a method
+/// says otherwise; outputs are fresh contiguous tensors unless a method says
+/// otherwise.
 ///
 /// Backends are leaves: raw/cpu/ and raw/cuda/ never call the front end
 /// (raw/ops.hpp). Scratch space and dense copies a kernel needs come from
@@ -28,8 +29,8 @@ enum class RandomKind : uint8_t {
   normal    ///< standard normal
 };
 
-/// The kernels of one device (CPU, or one CUDA device): what raw/ops.cpp calls after it has
-/// validated the arguments and allocated the outputs. Users reach it through backend_for.
+/// The kernels of one device (CPU, or one CUDA device): what the front end (raw/ops/) calls after
+/// it has validated the arguments and allocated the outputs. Users reach it through backend_for.
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -82,6 +83,44 @@ class Backend {
   /// src is contiguous, of out's dtype, with `axis` replaced by idx's dims.
   virtual void index_add(const RawTensor& out, int64_t axis, const RawTensor& idx,
                          const RawTensor& src) = 0;
+
+  // --- linear algebra (raw/linalg.hpp) ---------------------------------------------
+  // Every output is contiguous and has at least one element; inputs have any strides and
+  // f32 or f64 elements of the outputs' dtype. `info` is a contiguous i32 tensor of the batch
+  // shape on this device: the kernel sets each element to 0, to a negative code of
+  // LinAlgInfo (a NaN or infinity in what the op reads; the outputs of that batch element are
+  // then unspecified and no factorisation runs on it), or to the op's positive failure code.
+  // raw/linalg.cpp reads it back and throws.
+
+  /// l[..., n, n] = the lower Cholesky factor of a (lower triangle read), upper triangle zero.
+  /// info: the order of the first leading minor that is not positive.
+  virtual void cholesky(const RawTensor& l, const RawTensor& a, const RawTensor& info) = 0;
+  /// x = op(a)^-1 b (left) or b op(a)^-1 (right), x [..., n, k] or [..., k, n]; a and b arrive
+  /// expanded to x's batch dims. info: 1 + the index of the first zero on a's diagonal (never
+  /// for unit_diagonal); kNonFiniteB for b.
+  virtual void triangular_solve(const RawTensor& x, const RawTensor& a, const RawTensor& b,
+                                const TriangularSolve& opts, const RawTensor& info) = 0;
+  /// lu[..., n, n] packed L\U, pivots and perm [..., n] i64 (raw::lu's meaning); no positive
+  /// info (a singular a is factorised like any other).
+  virtual void lu(const RawTensor& lu, const RawTensor& pivots, const RawTensor& perm,
+                  const RawTensor& a, const RawTensor& info) = 0;
+  /// w[..., n] ascending eigenvalues, v[..., n, n] eigenvectors as columns (lower triangle of
+  /// a read). info: positive when the algorithm did not converge.
+  virtual void eigh(const RawTensor& w, const RawTensor& v, const RawTensor& a,
+                    const RawTensor& info) = 0;
+  /// u[..., m, k], s[..., k] descending, vh[..., k, n], k = min(m, n) >= 1. info: positive when
+  /// the algorithm did not converge.
+  virtual void svd(const RawTensor& u, const RawTensor& s, const RawTensor& vh, const RawTensor& a,
+                   const RawTensor& info) = 0;
+  /// q[..., m, k], r[..., k, n], k = min(m, n) >= 1. No positive info.
+  virtual void qr(const RawTensor& q, const RawTensor& r, const RawTensor& a,
+                  const RawTensor& info) = 0;
+};
+
+/// The negative codes a linear-algebra kernel writes to its info tensor (Backend::cholesky...).
+enum LinAlgInfo : int32_t {
+  kNonFinite = -1,   ///< the matrix (a) holds a NaN or an infinity where the op reads it
+  kNonFiniteB = -2,  ///< triangular_solve's right-hand side b holds a NaN or an infinity
 };
 
 namespace detail {

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "raw/linalg.hpp"
 #include "raw/primitives.hpp"
 #include "raw/raw_tensor.hpp"
 

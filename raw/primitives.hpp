@@ -13,12 +13,14 @@
 ///   movement     views (core/layout.hpp), contiguous, pad, concat, cast
 ///   contraction  matmul [..., m, k] x [..., k, n]        raw::matmul
 ///   indexing     index_select, index_add                 raw::index_select/index_add
+///   linalg       cholesky, triangular_solve, lu, eigh,   (raw/linalg.hpp)
+///                svd, qr: factorisations of [..., m, n]
 ///
 /// Beyond the set, for the optimisers only (plain tensors, in place): fill_,
 /// copy_, binary_, axpby_ and adam_step_ (raw/ops.hpp).
 ///
 /// The elementwise and reduction ops are three tables below, one row per op:
-///   X(name, Functor, dtype class, NumPy equivalent)
+///   X(name, Functor, dtype class, NumPy equivalent[, vector kernel])
 /// Each table generates its enum, the names, the front end's dtype check, the
 /// backends' dispatch to the op's scalar functor (raw/scalar_ops.hpp, `Functor`
 /// there) and the lists the test suites iterate. A new elementwise op is one
@@ -29,24 +31,27 @@
 
 #include "core/dtype.hpp"
 
-/// The unary ops, one row each: X(name, Functor, dtype class, NumPy equivalent).
+/// The unary ops, one row each: X(name, Functor, dtype class, NumPy equivalent, vector kernel).
 ///   neg   -x;  exp, log (natural), sin, cos, sqrt, tanh;  abs;  sign (-1, 0 or 1,
 ///   NaN stays NaN);  logical_not;  log1p = log(1 + x) and expm1 = e^x - 1, both
 ///   accurate near 0;  erf, the error function.
-#define STRATA_UNARY_OPS(X)                                \
-  X(neg, Neg, numeric, "numpy.negative")                   \
-  X(exp, Exp, floating, "numpy.exp")                       \
-  X(log, Log, floating, "numpy.log")                       \
-  X(sin, Sin, floating, "numpy.sin")                       \
-  X(cos, Cos, floating, "numpy.cos")                       \
-  X(sqrt, Sqrt, floating, "numpy.sqrt")                    \
-  X(tanh, Tanh, floating, "numpy.tanh")                    \
-  X(abs, Abs, numeric, "numpy.abs")                        \
-  X(sign, Sign, numeric, "numpy.sign")                     \
-  X(logical_not, LogicalNot, boolean, "numpy.logical_not") \
-  X(log1p, Log1p, floating, "numpy.log1p")                 \
-  X(expm1, Expm1, floating, "numpy.expm1")                 \
-  X(erf, Erf, floating, "scipy.special.erf")
+/// The last column names the CPU backend's vectorised kernel for contiguous f32/f64 blocks
+/// (raw/cpu/vmath.hpp: kExp, ...; kNone: the scalar functor's loop, which the compiler
+/// vectorises where it can), as candle's unary_op! carries its vectorised function.
+#define STRATA_UNARY_OPS(X)                                       \
+  X(neg, Neg, numeric, "numpy.negative", kNone)                   \
+  X(exp, Exp, floating, "numpy.exp", kExp)                        \
+  X(log, Log, floating, "numpy.log", kLog)                        \
+  X(sin, Sin, floating, "numpy.sin", kSin)                        \
+  X(cos, Cos, floating, "numpy.cos", kCos)                        \
+  X(sqrt, Sqrt, floating, "numpy.sqrt", kSqrt)                    \
+  X(tanh, Tanh, floating, "numpy.tanh", kTanh)                    \
+  X(abs, Abs, numeric, "numpy.abs", kNone)                        \
+  X(sign, Sign, numeric, "numpy.sign", kNone)                     \
+  X(logical_not, LogicalNot, boolean, "numpy.logical_not", kNone) \
+  X(log1p, Log1p, floating, "numpy.log1p", kNone)                 \
+  X(expm1, Expm1, floating, "numpy.expm1", kNone)                 \
+  X(erf, Erf, floating, "scipy.special.erf", kNone)
 
 /// The binary ops on two tensors of one shape and dtype, one row each.
 ///   add, sub, mul wrap on integers;  div truncates toward zero on integers
@@ -119,7 +124,7 @@ struct OpInfo {
 };
 
 // The enumerators, in table order (each table's header comment says what they compute).
-#define STRATA_OP_ENUMERATOR(name, Functor, dtypes, numpy) name,
+#define STRATA_OP_ENUMERATOR(name, ...) name,
 
 /// Elementwise functions of one tensor (rows of STRATA_UNARY_OPS).
 enum class UnaryOp : uint8_t { STRATA_UNARY_OPS(STRATA_OP_ENUMERATOR) };
@@ -129,7 +134,7 @@ enum class BinaryOp : uint8_t { STRATA_BINARY_OPS(STRATA_OP_ENUMERATOR) };
 enum class ReduceOp : uint8_t { STRATA_REDUCE_OPS(STRATA_OP_ENUMERATOR) };
 
 #undef STRATA_OP_ENUMERATOR
-#define STRATA_OP_INFO(Enum, name, Functor, dtypes, numpy) \
+#define STRATA_OP_INFO(Enum, name, Functor, dtypes, numpy, ...) \
   OpInfo<Enum>{Enum::name, #name, DTypeClass::dtypes, numpy},
 #define STRATA_UNARY_INFO(...) STRATA_OP_INFO(UnaryOp, __VA_ARGS__)
 #define STRATA_BINARY_INFO(...) STRATA_OP_INFO(BinaryOp, __VA_ARGS__)
@@ -190,6 +195,15 @@ struct AdamStepCoefficients {
   double eps;        ///< added to the denominator
   double l2 = 0;     ///< L2 decay: the gradient used is g + l2 p (when l2 != 0)
   double decay = 1;  ///< decoupled decay: p is multiplied by it before the update
+};
+
+/// The options of raw::triangular_solve (scipy.linalg.solve_triangular's lower, trans and
+/// unit_diagonal, plus the side); raw/linalg.hpp names it raw::TriangularSolve.
+struct TriangularSolve {
+  bool lower = true;       ///< A is lower (else upper) triangular; the other triangle is never read
+  bool left = true;        ///< solve A X = B (else X A = B)
+  bool transpose = false;  ///< use A^T in place of A
+  bool unit_diagonal = false;  ///< A's diagonal is taken as ones (never read)
 };
 
 }  // namespace strata

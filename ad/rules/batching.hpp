@@ -71,5 +71,16 @@ Shape shifted(const Batched<T>& x, const Shape& axes, std::string_view op) {
   return s;
 }
 
+/// x as [n, 1..., ...shape] of rank `rank` + 1: the batch axis first (an unbatched x broadcast
+/// over it, a zero-stride view) and size-1 dims before x's own, so that the per-example batch
+/// dims of operands of different ranks line up as they broadcast.
+template <Diffable T>
+T aligned(const Batched<T>& x, int64_t n, int64_t rank) {
+  Shape s;
+  for (int64_t i = x.ndim(); i < rank; ++i) s.push_back(1);
+  for (int64_t d : x.shape()) s.push_back(d);
+  return Prims<T>::reshape(x.as_batch(n), detail::with_batch(n, s));
+}
+
 }  // namespace rules::batching
 }  // namespace strata

@@ -12,7 +12,6 @@
 /// derivative. The branch a `where` does not select then never poisons a
 /// gradient: d/dx where(x > 0, sqrt(x), 0) at 0 is 0, where JAX and PyTorch
 /// give NaN (0 * inf). A nonzero v still meets the infinity (d sqrt(x) at 0 is inf).
-#include <optional>
 #include <string_view>
 
 #include "ad/rules/batching.hpp"
@@ -31,67 +30,71 @@ T safe_div(const T& v, const D& d) {
   return detail::lifted_binary(BinaryOp::safe_div, v, d);
 }
 
+/// What an elementwise derivative reads besides the tangent or cotangent v (JAX's defjvp
+/// reads the inputs, defjvp2 the output): exactly what Reverse<T> keeps for it.
+enum class Reads {
+  nothing,  ///< a linear op: the derivative is a function of v alone
+  input,    ///< the input x (unary) or the operands a, b (binary)
+  output,   ///< the output y
+};
+
+/// The derivative entry of one unary op: what it reads, and v times the derivative at the
+/// value it reads (x, y, or an empty T for Reads::nothing). No formula: the op is piecewise
+/// constant (sign, logical_not) and no derivative flows through it.
+template <Diffable T>
+struct UnaryDerivative {
+  Reads reads = Reads::nothing;              ///< x, y, or neither
+  T (*times)(const T&, const T&) = nullptr;  ///< (value read, v) -> v * op'(x); null: none
+};
+
+/// The derivative entry of every unary op, one case each (a switch without `default:`, so
+/// -Werror=switch rejects an op without one).
+template <Diffable T>
+UnaryDerivative<T> unary_derivative(UnaryOp op) {
+  using D = UnaryDerivative<T>;
+  switch (op) {
+    case UnaryOp::neg:
+      return D{Reads::nothing, [](const T&, const T& v) { return -v; }};
+    case UnaryOp::exp:
+      return D{Reads::output, [](const T& y, const T& v) { return safe_mul(v, y); }};
+    case UnaryOp::log:
+      return D{Reads::input, [](const T& x, const T& v) { return safe_div(v, x); }};
+    case UnaryOp::sin:
+      return D{Reads::input, [](const T& x, const T& v) { return safe_mul(v, cos(x)); }};
+    case UnaryOp::cos:
+      return D{Reads::input, [](const T& x, const T& v) { return -safe_mul(v, sin(x)); }};
+    case UnaryOp::sqrt:
+      return D{Reads::output, [](const T& y, const T& v) { return safe_div(v, y * 2.0); }};
+    case UnaryOp::tanh:
+      return D{Reads::output, [](const T& y, const T& v) { return safe_mul(v, 1.0 - y * y); }};
+    case UnaryOp::abs:
+      return D{Reads::input, [](const T& x, const T& v) { return safe_mul(v, sign(x)); }};
+    case UnaryOp::sign:
+    case UnaryOp::logical_not:
+      return D{};
+    case UnaryOp::log1p:
+      return D{Reads::input, [](const T& x, const T& v) { return safe_div(v, x + 1.0); }};
+    case UnaryOp::expm1:
+      return D{Reads::output, [](const T& y, const T& v) { return safe_mul(v, y + 1.0); }};
+    case UnaryOp::erf:  // 2 / sqrt(pi) e^(-x^2)
+      return D{Reads::input, [](const T& x, const T& v) {
+                 return safe_mul(v, exp(-(x * x)) * 1.1283791670955126);
+               }};
+  }
+  return D{};  // unreachable: every op has its case above
+}
+
 /// The unary primitive `op(x)`.
 struct Unary {
   UnaryOp op;                            ///< which unary op
   static constexpr bool linear = false;  ///< its jvp is jvp() below
-
-  /// What the derivative of `op` reads: x (keep_a), y (keep_out), or nothing.
-  static constexpr unsigned keeps(UnaryOp op) {
-    switch (op) {
-      case UnaryOp::exp:
-      case UnaryOp::sqrt:
-      case UnaryOp::tanh:
-      case UnaryOp::expm1:
-        return keep_out;
-      case UnaryOp::log:
-      case UnaryOp::log1p:
-      case UnaryOp::erf:
-      case UnaryOp::sin:
-      case UnaryOp::cos:
-      case UnaryOp::abs:
-        return keep_a;
-      default:
-        return keep_nothing;  // neg is linear; sign and logical_not have no derivative
-    }
-  }
-  /// d op(x) applied to v, given y = op(x); nullopt where the derivative is zero (sign).
-  template <Diffable T>
-  static std::optional<T> derivative(UnaryOp op, const T& x, const T& y, const T& v) {
-    switch (op) {
-      case UnaryOp::neg:
-        return -v;
-      case UnaryOp::exp:
-        return safe_mul(v, y);
-      case UnaryOp::log:
-        return safe_div(v, x);
-      case UnaryOp::sin:
-        return safe_mul(v, cos(x));
-      case UnaryOp::cos:
-        return -safe_mul(v, sin(x));
-      case UnaryOp::sqrt:
-        return safe_div(v, y * 2.0);
-      case UnaryOp::tanh:
-        return safe_mul(v, 1.0 - y * y);
-      case UnaryOp::abs:
-        return safe_mul(v, sign(x));
-      case UnaryOp::log1p:
-        return safe_div(v, x + 1.0);
-      case UnaryOp::expm1:
-        return safe_mul(v, y + 1.0);
-      case UnaryOp::erf:
-        return safe_mul(v, exp(-(x * x)) * 1.1283791670955126);  // 2 / sqrt(pi)
-      default:
-        return std::nullopt;  // sign, logical_not: piecewise constant
-    }
-  }
 
   /// The op's name, for errors.
   std::string_view name() const { return op_name(op); }
   /// False for the piecewise-constant ops (sign, logical_not).
   template <Diffable T>
   bool differentiable(const T&) const {
-    return op != UnaryOp::sign && op != UnaryOp::logical_not;
+    return unary_derivative<T>(op).times != nullptr;
   }
   /// The primitive on T.
   template <Diffable T>
@@ -101,16 +104,16 @@ struct Unary {
   /// The jvp: the derivative applied to the tangent t.
   template <Diffable T>
   T jvp(int, const T& x, const T& y, const T& t) const {
-    return *derivative(op, x, y, t);
+    const UnaryDerivative<T> d = unary_derivative<T>(op);
+    return d.times(d.reads == Reads::output ? y : x, t);
   }
-  /// The vjp, keeping only what keeps(op) names.
+  /// The vjp, keeping only the value the derivative reads.
   template <Diffable T>
   Pullback<T> pullback(int, const T& x, const T& y) const {
-    const unsigned k = keeps(op);
-    const Kept<T> xk(k & keep_a, x), yk(k & keep_out, y);
-    Pullback<T> pb{[op = op, xk, yk](const T& ct) { return *derivative(op, *xk, *yk, ct); }, {}};
-    xk.save_into(pb.saved);
-    yk.save_into(pb.saved);
+    const UnaryDerivative<T> d = unary_derivative<T>(op);
+    const Kept<T> r(d.reads != Reads::nothing, d.reads == Reads::output ? y : x);
+    Pullback<T> pb{[times = d.times, r](const T& ct) { return times(*r, ct); }, {}};
+    r.save_into(pb.saved);
     return pb;
   }
   /// The batching rule: elementwise, so the batch axis just rides along.
@@ -120,70 +123,108 @@ struct Unary {
   }
 };
 
+/// One partial derivative of a binary op: the residuals it reads (keep_a, keep_b, keep_out of
+/// ad/rules/residuals.hpp) and v times the partial, given a, b and y = op(a, b) (an empty T
+/// for each value it does not read).
+template <Diffable T>
+struct Partial {
+  unsigned reads = keep_nothing;  ///< what it reads
+  T (*times)
+  (const T&, const T&, const T&, const T&) = nullptr;  ///< (a, b, y, v) -> v * d op / d operand
+};
+
+/// The derivative entry of one binary op: its two partials, or none (comparisons and
+/// logical ops: no derivative flows).
+template <Diffable T>
+struct BinaryDerivative {
+  Partial<T> da;  ///< in a
+  Partial<T> db;  ///< in b
+};
+
+/// d maximum(mine, other) / d mine (Max) or d minimum / d mine, applied to v: 1 where mine
+/// wins, 0 where it loses, and ties split evenly between the operands, like JAX.
+template <Diffable T, bool Max>
+T extremum_partial(const T& mine, const T& other, const T& v) {
+  const T wins = Max ? cast(mine > other, v.dtype()) : cast(mine < other, v.dtype());
+  return v * (wins + cast(mine == other, v.dtype()) * 0.5);
+}
+
+/// The derivative entry of every binary op, one case each (no `default:`, as above).
+template <Diffable T>
+BinaryDerivative<T> binary_derivative(BinaryOp op) {
+  using D = BinaryDerivative<T>;
+  using P = Partial<T>;
+  switch (op) {
+    case BinaryOp::add:
+      return D{P{keep_nothing, [](const T&, const T&, const T&, const T& v) { return v; }},
+               P{keep_nothing, [](const T&, const T&, const T&, const T& v) { return v; }}};
+    case BinaryOp::sub:
+      return D{P{keep_nothing, [](const T&, const T&, const T&, const T& v) { return v; }},
+               P{keep_nothing, [](const T&, const T&, const T&, const T& v) { return -v; }}};
+    case BinaryOp::mul:
+    case BinaryOp::safe_mul:  // a * b, or 0 where a or b is 0: the same partials, made safe
+      return D{
+          P{keep_b, [](const T&, const T& b, const T&, const T& v) { return safe_mul(v, b); }},
+          P{keep_a, [](const T& a, const T&, const T&, const T& v) { return safe_mul(v, a); }}};
+    case BinaryOp::div:
+    case BinaryOp::safe_div:
+      return D{P{keep_b, [](const T&, const T& b, const T&, const T& v) { return safe_div(v, b); }},
+               P{keep_b | keep_out, [](const T&, const T& b, const T& y, const T& v) {
+                   return -safe_div(safe_mul(v, y), b);
+                 }}};
+    case BinaryOp::pow:
+      // 0 ** 0 keeps finite derivatives: d/da is 0 where a == b == 0 (b * a ** (b - 1) is
+      // 0 * inf there), and d/db uses log(1) where a == 0, as in JAX. Both are "double
+      // wheres": the branch a where does not select still runs (and is differentiated, with
+      // a zero cotangent) on inputs made safe first, a = 1, so its own derivatives are
+      // finite and 0 * (its derivative) stays 0.
+      return D{P{keep_a | keep_b,
+                 [](const T& a, const T& b, const T&, const T& v) {
+                   const T zero_zero = logical_and(a == 0, b == 0);
+                   return safe_mul(v,
+                                   where(zero_zero, 0, b * pow(where(zero_zero, 1, a), b - 1.0)));
+                 }},
+               P{keep_a | keep_out, [](const T& a, const T&, const T& y, const T& v) {
+                   return safe_mul(safe_mul(v, log(where(a == 0, 1, a))), y);
+                 }}};
+    case BinaryOp::maximum:
+      return D{P{keep_a | keep_b, [](const T& a, const T& b, const T&,
+                                     const T& v) { return extremum_partial<T, true>(a, b, v); }},
+               P{keep_a | keep_b, [](const T& a, const T& b, const T&, const T& v) {
+                   return extremum_partial<T, true>(b, a, v);
+                 }}};
+    case BinaryOp::minimum:
+      return D{P{keep_a | keep_b, [](const T& a, const T& b, const T&,
+                                     const T& v) { return extremum_partial<T, false>(a, b, v); }},
+               P{keep_a | keep_b, [](const T& a, const T& b, const T&, const T& v) {
+                   return extremum_partial<T, false>(b, a, v);
+                 }}};
+    case BinaryOp::eq:
+    case BinaryOp::ne:
+    case BinaryOp::lt:
+    case BinaryOp::le:
+    case BinaryOp::gt:
+    case BinaryOp::ge:
+    case BinaryOp::logical_and:
+    case BinaryOp::logical_or:
+      return D{};
+  }
+  return D{};  // unreachable: every op has its case above
+}
+
 /// The binary primitive `op(a, b)` (operands broadcast to one shape beforehand).
 struct Binary {
   BinaryOp op;                           ///< which binary op
   static constexpr bool linear = false;  ///< its jvp is jvp() below
 
-  /// What the partial derivative of `op` in operand `which` (0: a, 1: b) reads.
-  static constexpr unsigned keeps(BinaryOp op, int which) {
-    switch (op) {
-      case BinaryOp::mul:
-      case BinaryOp::safe_mul:
-        return which == 0 ? keep_b : keep_a;
-      case BinaryOp::div:
-      case BinaryOp::safe_div:
-        return which == 0 ? keep_b : keep_b | keep_out;
-      case BinaryOp::pow:
-        return which == 0 ? keep_a | keep_b : keep_a | keep_out;
-      case BinaryOp::maximum:
-      case BinaryOp::minimum:
-        return keep_a | keep_b;
-      default:
-        return keep_nothing;  // add, sub: linear
-    }
-  }
-  /// The partial derivative of op(a, b) in operand `which` applied to v, given y = op(a, b).
-  template <Diffable T>
-  static T derivative(BinaryOp op, int which, const T& a, const T& b, const T& y, const T& v) {
-    switch (op) {
-      case BinaryOp::add:
-        return v;
-      case BinaryOp::sub:
-        return which == 0 ? v : -v;
-      case BinaryOp::mul:
-      case BinaryOp::safe_mul:  // a * b, or 0 where a or b is 0: the same partials, made safe
-        return which == 0 ? safe_mul(v, b) : safe_mul(v, a);
-      case BinaryOp::div:
-      case BinaryOp::safe_div:
-        return which == 0 ? safe_div(v, b) : -safe_div(safe_mul(v, y), b);
-      case BinaryOp::pow:
-        // 0 ** 0 keeps finite derivatives: d/da is 0 where a == b == 0 (b * a ** (b - 1)
-        // is 0 * inf there), and d/db uses log(1) where a == 0, as in JAX. Both are
-        // "double wheres": the branch a where does not select still runs (and is
-        // differentiated, with a zero cotangent) on inputs made safe first, a = 1,
-        // so its own derivatives are finite and 0 * (its derivative) stays 0.
-        if (which == 0) {
-          const T zero_zero = logical_and(a == 0, b == 0);
-          return safe_mul(v, where(zero_zero, 0, b * pow(where(zero_zero, 1, a), b - 1.0)));
-        }
-        return safe_mul(safe_mul(v, log(where(a == 0, 1, a))), y);
-      case BinaryOp::maximum:
-      case BinaryOp::minimum: {
-        // Ties split the derivative evenly between the operands, like JAX.
-        const bool mx = op == BinaryOp::maximum;
-        const T mine = which == 0 ? a : b, other = which == 0 ? b : a;
-        const T wins = mx ? cast(mine > other, v.dtype()) : cast(mine < other, v.dtype());
-        return v * (wins + cast(mine == other, v.dtype()) * 0.5);
-      }
-      default:
-        break;
-    }
-    detail::fail<DTypeError>(op_name(op), "has no derivative");
-  }
-
   /// The op's name, for errors.
   std::string_view name() const { return op_name(op); }
+  /// False for the comparisons and logical ops (no partial at all).
+  template <Diffable T>
+  bool differentiable(const T&, const T&) const {
+    const BinaryDerivative<T> d = binary_derivative<T>(op);
+    return d.da.times != nullptr || d.db.times != nullptr;
+  }
   /// The primitive on T.
   template <Diffable T>
   T operator()(const T& a, const T& b) const {
@@ -192,15 +233,18 @@ struct Binary {
   /// The jvp's term for operand `which` with tangent t.
   template <Diffable T>
   T jvp(int which, const T& a, const T& b, const T& y, const T& t) const {
-    return derivative(op, which, a, b, y, t);
+    const BinaryDerivative<T> d = binary_derivative<T>(op);
+    const Partial<T> p = which == 0 ? d.da : d.db;
+    return p.times ? p.times(a, b, y, t) : zeros_like(t);
   }
-  /// The vjp for operand `which`, keeping only what keeps(op, which) names.
+  /// The vjp for operand `which`, keeping only what its partial reads.
   template <Diffable T>
   Pullback<T> pullback(int which, const T& a, const T& b, const T& y) const {
-    const unsigned k = keeps(op, which);
-    const Kept<T> ak(k & keep_a, a), bk(k & keep_b, b), yk(k & keep_out, y);
-    Pullback<T> pb{[op = op, which, ak, bk, yk](const T& ct) {
-                     return derivative(op, which, *ak, *bk, *yk, ct);
+    const BinaryDerivative<T> d = binary_derivative<T>(op);
+    const Partial<T> p = which == 0 ? d.da : d.db;
+    const Kept<T> ak(p.reads & keep_a, a), bk(p.reads & keep_b, b), yk(p.reads & keep_out, y);
+    Pullback<T> pb{[times = p.times, ak, bk, yk](const T& ct) {
+                     return times ? times(*ak, *bk, *yk, ct) : zeros_like(ct);
                    },
                    {}};
     ak.save_into(pb.saved);

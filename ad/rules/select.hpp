@@ -9,15 +9,10 @@
 
 namespace strata {
 namespace detail {
-/// where(cond, a, b) on one level, cond a bool constant of that level: the level's `select`
-/// where it has one, else where on the plain condition.
+/// where(cond, a, b) on one level, cond a bool constant of that level (the level's select hook).
 template <Diffable T>
 T select(const T& cond, const T& a, const T& b) {
-  if constexpr (requires { Prims<T>::select(cond, a, b); }) {
-    return Prims<T>::select(cond, a, b);
-  } else {
-    return Prims<T>::where(Prims<T>::plain(cond), a, b);
-  }
+  return Prims<T>::select(cond, a, b);
 }
 }  // namespace detail
 

@@ -2,7 +2,8 @@
 #pragma once
 /// The CPU backend. Its kernels are split by kind over raw/cpu/*.cpp:
 /// elementwise.cpp (fill, copy/cast, creation, unary, binary, where),
-/// reduce.cpp, matmul.cpp and index.cpp.
+/// reduce.cpp, matmul.cpp, index.cpp, and linalg_*.cpp (the factorisations,
+/// through OpenBLAS's LAPACK: lapack.hpp).
 #include "raw/backend.hpp"
 
 namespace strata {
@@ -35,6 +36,18 @@ class CpuBackend final : public Backend {
                     const RawTensor& idx) override;
   void index_add(const RawTensor& out, int64_t axis, const RawTensor& idx,
                  const RawTensor& src) override;
+  // Linear algebra: linalg_factor.cpp, linalg_solve.cpp, linalg_spectral.cpp.
+  void cholesky(const RawTensor& l, const RawTensor& a, const RawTensor& info) override;
+  void triangular_solve(const RawTensor& x, const RawTensor& a, const RawTensor& b,
+                        const TriangularSolve& opts, const RawTensor& info) override;
+  void lu(const RawTensor& lu, const RawTensor& pivots, const RawTensor& perm, const RawTensor& a,
+          const RawTensor& info) override;
+  void eigh(const RawTensor& w, const RawTensor& v, const RawTensor& a,
+            const RawTensor& info) override;
+  void svd(const RawTensor& u, const RawTensor& s, const RawTensor& vh, const RawTensor& a,
+           const RawTensor& info) override;
+  void qr(const RawTensor& q, const RawTensor& r, const RawTensor& a,
+          const RawTensor& info) override;
 };
 
 }  // namespace detail

@@ -10,8 +10,9 @@
 
 namespace strata::detail::vmath {
 
-/// The functions, in the order of Kernels' tables.
-enum Fn : int { kExp, kLog, kSin, kCos, kTanh, kSqrt, kFnCount };
+/// The functions, in the order of Kernels' tables; kNone (the last column of a unary op's
+/// row in raw/primitives.hpp) is an op without a vector kernel.
+enum Fn : int { kNone = -1, kExp, kLog, kSin, kCos, kTanh, kSqrt, kFnCount };
 
 /// y[i] = f(x[i]) for i < n; x and y may be the same array.
 using KernelF32 = void (*)(const float* x, float* y, int64_t n);

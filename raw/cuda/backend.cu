@@ -2,6 +2,8 @@
 // The CUDA devices: one backend per device, created on first use and never
 // destroyed, each with a caching allocator over cudaMalloc (size classes:
 // core/allocator.hpp), a cuBLAS handle, and the host <-> device copies.
+#include <cusolverDn.h>
+
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -47,6 +49,7 @@ CudaBackend::~CudaBackend() {
   // cuda_backend()'s backends are never destroyed; any other releases its handle
   // unchecked, since at exit the driver may already be gone.
   if (cublas_) cublasDestroy(static_cast<cublasHandle_t>(cublas_));
+  if (cusolver_) cusolverDnDestroy(static_cast<cusolverDnHandle_t>(cusolver_));
 }
 
 void* CudaBackend::cublas() {
@@ -57,6 +60,19 @@ void* CudaBackend::cublas() {
     cublas_ = h;
   }
   return cublas_;
+}
+
+void* CudaBackend::cusolver() {
+  if (!cusolver_) {
+    DeviceGuard guard(index_);
+    cusolverDnHandle_t h = nullptr;
+    const cusolverStatus_t status = cusolverDnCreate(&h);
+    if (status != CUSOLVER_STATUS_SUCCESS) {
+      fail<DeviceError>("cusolver", "cusolverDnCreate failed (status ", int(status), ")");
+    }
+    cusolver_ = h;
+  }
+  return cusolver_;
 }
 
 void CudaBackend::from_host(const RawTensor& out, const void* src) {

@@ -3,7 +3,8 @@
 /// The CUDA backend (built when CMake finds the CUDA Toolkit; STRATA_CUDA).
 /// Its kernels are split by kind over raw/cuda/*.cu: backend.cu (devices,
 /// allocator, cuBLAS handle, host copies), elementwise.cu, reduce.cu,
-/// matmul.cu and index.cu. This header needs no CUDA headers.
+/// matmul.cu, index.cu, and linalg_factor.cu and linalg_spectral.cu (the
+/// factorisations, through cuSOLVER). This header needs no CUDA headers.
 #include <memory>
 
 #include "raw/backend.hpp"
@@ -40,15 +41,30 @@ class CudaBackend final : public Backend {
                     const RawTensor& idx) override;
   void index_add(const RawTensor& out, int64_t axis, const RawTensor& idx,
                  const RawTensor& src) override;
+  // Linear algebra (cuSOLVER, cuBLAS trsm): linalg_factor.cu, linalg_spectral.cu.
+  void cholesky(const RawTensor& l, const RawTensor& a, const RawTensor& info) override;
+  void triangular_solve(const RawTensor& x, const RawTensor& a, const RawTensor& b,
+                        const TriangularSolve& opts, const RawTensor& info) override;
+  void lu(const RawTensor& lu, const RawTensor& pivots, const RawTensor& perm, const RawTensor& a,
+          const RawTensor& info) override;
+  void eigh(const RawTensor& w, const RawTensor& v, const RawTensor& a,
+            const RawTensor& info) override;
+  void svd(const RawTensor& u, const RawTensor& s, const RawTensor& vh, const RawTensor& a,
+           const RawTensor& info) override;
+  void qr(const RawTensor& q, const RawTensor& r, const RawTensor& a,
+          const RawTensor& info) override;
 
   int index() const { return index_; }
   /// The cuBLAS handle of this device (created on first use).
   void* cublas();
+  /// The cuSOLVER (dense) handle of this device (created on first use).
+  void* cusolver();
 
  private:
   int index_;
   std::unique_ptr<CachingAllocator> alloc_;
   void* cublas_ = nullptr;
+  void* cusolver_ = nullptr;
 };
 
 }  // namespace strata::detail

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Derivative tests for matmul with 1-D operands and dot (diff/linalg.hpp), and
+// Derivative tests for matmul with 1-D operands and dot (diff/matrix.hpp), and
 // the agreement of forward and reverse Jacobians and Hessians of composites.
 #include "support/composites_preamble.hpp"
 

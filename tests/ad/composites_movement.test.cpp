@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Derivative tests for the composite movement ops of diff/movement.hpp
-// (squeeze, stack, split, pad with a value) and tril/triu (diff/linalg.hpp): check_grads against
+// (squeeze, stack, split, pad with a value) and tril/triu (diff/matrix.hpp): check_grads against
 // central finite differences in f64, forward and reverse mode, up to order 3.
 #include "support/composites_preamble.hpp"
 

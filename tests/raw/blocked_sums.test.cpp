@@ -7,7 +7,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "raw/cpu/loops.hpp"
+#include "raw/cpu/prefetch.hpp"
+#include "raw/cpu/staged_walk.hpp"
+#include "raw/cpu/tuning.hpp"
 #include "raw/cpu/vmath.hpp"
 #include "support/elementwise_ref.hpp"
 

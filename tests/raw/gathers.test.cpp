@@ -12,7 +12,9 @@
 #include <limits>
 #include <vector>
 
-#include "raw/cpu/loops.hpp"
+#include "raw/cpu/prefetch.hpp"
+#include "raw/cpu/staged_walk.hpp"
+#include "raw/cpu/tuning.hpp"
 #include "raw/cpu/vmath.hpp"
 #include "support/elementwise_ref.hpp"
 
@@ -81,16 +83,13 @@ TEST_CASE("gathers of whole rows of every length, 4 bytes to past 1 KiB, copy ev
 
 TEST_CASE("large gathers of table rows, streamed or not, copy every row", "[raw]") {
   tt::ThreadCountGuard restore;
-  struct RestoreStreams {
-    bool units = st::detail::gather_streams(), lines = st::detail::gather_streams_lines();
-    ~RestoreStreams() {
-      st::detail::gather_streams() = units;
-      st::detail::gather_streams_lines() = lines;
-    }
-  } restore_streams;
+  struct RestoreTuning {
+    st::detail::CpuTuning saved = st::detail::cpu_tuning();
+    ~RestoreTuning() { st::detail::set_cpu_tuning(saved); }
+  } restore_tuning;
   // 40000 picks of 64 f32 (10 MiB, past the 8 MiB streaming threshold: whole
-  // lines, streamed by gather_lines where gather_streams_lines(), else in
-  // 16-byte units where gather_streams()) and of 62 f32 (rows not whole
+  // lines, streamed by gather_lines where stream_gather_lines, else in
+  // 16-byte units where stream_gather_units) and of 62 f32 (rows not whole
   // 16-byte units, never streamed), out of column slices of a 65-column table
   // (rows start at any 4-byte offset); indices with repeats, the first and the
   // last row.
@@ -102,8 +101,10 @@ TEST_CASE("large gathers of table rows, streamed or not, copy every row", "[raw]
   const RawTensor it = raw::from_host(idx.data(), {picks}, st::i64);
   const RawTensor table = raw::normal({rows, 65}, 16, st::f32);
   for (const int stream : {0, 1, 2}) {
-    st::detail::gather_streams() = stream == 1;
-    st::detail::gather_streams_lines() = stream == 2;
+    st::detail::CpuTuning tuning = restore_tuning.saved;
+    tuning.stream_gather_units = stream == 1;
+    tuning.stream_gather_lines = stream == 2;
+    st::detail::set_cpu_tuning(tuning);
     for (int threads : {1, 2}) {
       st::set_num_threads(threads);
       for (const int64_t c0 : {int64_t{0}, int64_t{1}}) {

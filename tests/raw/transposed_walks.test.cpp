@@ -13,7 +13,9 @@
 #include <utility>
 #include <vector>
 
-#include "raw/cpu/loops.hpp"
+#include "raw/cpu/prefetch.hpp"
+#include "raw/cpu/staged_walk.hpp"
+#include "raw/cpu/tuning.hpp"
 #include "raw/cpu/vmath.hpp"
 #include "support/elementwise_ref.hpp"
 
@@ -83,18 +85,20 @@ TEST_CASE("the 4- and 8-byte transpose kernels of every instruction set match a 
 
 TEST_CASE("transposed operands staged in either CPU's tiles match the reference", "[raw]") {
   tt::ThreadCountGuard restore;
-  // Both tiles stage_tile() chooses from (64 x 1024 and 512 x 128), whichever
-  // CPU runs the test; their edges and those of the 16 x 16 kernel, odd sizes.
-  const st::detail::StageTile cpu_tile = st::detail::stage_tile();
-  struct RestoreTile {
-    st::detail::StageTile saved;
-    ~RestoreTile() { st::detail::stage_tile() = saved; }
-  } restore_tile{cpu_tile};
+  // Both tiles CpuTuning::for_this_cpu() chooses from (64 x 1024 and 512 x 128),
+  // whichever CPU runs the test; their edges and those of the 16 x 16 kernel, odd sizes.
+  struct RestoreTuning {
+    st::detail::CpuTuning saved = st::detail::cpu_tuning();
+    ~RestoreTuning() { st::detail::set_cpu_tuning(saved); }
+  } restore_tuning;
   const std::vector<Shape> shapes{{256, 256}, {257, 300},  {513, 77},  {70, 1000},
                                   {300, 255}, {130, 1030}, {63, 2049}, {1025, 131}};
   for (const st::detail::StageTile tile : {st::detail::StageTile{64, 1024}, {512, 128}})
     for (int threads : {1, 2}) {
-      st::detail::stage_tile() = tile;
+      st::detail::CpuTuning tuning = restore_tuning.saved;
+      tuning.stage_tile = tile;
+      st::detail::set_cpu_tuning(tuning);
+      REQUIRE(st::detail::cpu_tuning().stage_tile.rows == tile.rows);
       st::set_num_threads(threads);
       for (st::DType t : {st::f32, st::f64, st::i32, st::i64}) {
         for (const Shape& s : shapes) {

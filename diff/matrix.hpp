@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 /// Matrices: matmul with broadcast batch dims and 1-D operands, dot, the band
-/// masks tril and triu, and one_hot (a matrix of one-hot rows).
+/// masks tril and triu, diagonal and diag_embed, and one_hot (a matrix of one-hot rows).
+#include <algorithm>
 #include <cstdint>
+#include <optional>
+#include <utility>
 
 #include "diff/comparison.hpp"
 #include "diff/movement.hpp"
@@ -52,6 +55,63 @@ T tril(const T& x, int64_t k = 0);
 /// Throws ShapeError for rank < 2. Example: `st::triu(m, 1)`.
 template <Diffable T>
 T triu(const T& x, int64_t k = 0);
+
+/// The diagonal with offset `offset` of the matrices formed by axes axis1 and axis2 of x
+/// (numpy.diagonal): those two axes are removed and the diagonal becomes the last axis, of
+/// length min(rows, cols - offset) for offset >= 0 (min(rows + offset, cols) below), or 0.
+/// A composite of views, a reshape and a strided slice, so it is differentiable. Throws
+/// IndexError for an axis out of range or equal axes. Example: `st::diagonal(m)`; for a batch
+/// of matrices `st::diagonal(a, 0, -2, -1)`.
+template <Diffable T>
+T diagonal(const T& x, int64_t offset = 0, int64_t axis1 = 0, int64_t axis2 = 1) {
+  const int64_t r = x.shape().ndim();
+  const int64_t a1 = normalize_axis(axis1, x.shape(), "diagonal");
+  const int64_t a2 = normalize_axis(axis2, x.shape(), "diagonal");
+  if (a1 == a2) detail::fail<IndexError>("diagonal", "axis1 and axis2 are both axis ", a1);
+  Shape dims;
+  for (int64_t i = 0; i < r; ++i) {
+    if (i != a1 && i != a2) dims.push_back(i);
+  }
+  dims.push_back(a1);
+  dims.push_back(a2);
+  T y = permute(x, dims);  // [..., rows, cols]
+  const int64_t rows = y.shape()[r - 2], cols = y.shape()[r - 1];
+  const int64_t skip_rows = std::min(offset < 0 ? -offset : 0, rows);
+  const int64_t skip_cols = std::min(offset > 0 ? offset : 0, cols);
+  const int64_t len = std::min(rows - skip_rows, cols - skip_cols);
+  y = slice(slice(y, -2, skip_rows, skip_rows + len), -1, skip_cols, skip_cols + len);
+  Shape flat(dims.begin(), dims.end() - 2);
+  for (std::size_t i = 0; i + 2 < dims.size(); ++i) flat[i] = x.shape()[dims[i]];
+  flat.push_back(len * len);
+  return slice(reshape(y, flat), -1, 0, std::nullopt, len + 1);
+}
+
+/// Matrices [..., n + |offset|, n + |offset|] with v [..., n] on their diagonal `offset` and
+/// zeros elsewhere (torch.diag_embed over the last two axes). No arithmetic: an infinite
+/// entry of v stays where it is. Throws ShapeError for a 0-d v. Example: `st::diag_embed(s)`.
+template <Diffable T>
+T diag_embed(const T& v, int64_t offset = 0) {
+  const Shape s = v.shape();
+  if (s.ndim() == 0) detail::fail<ShapeError>("diag_embed", "needs rank >= 1, got a 0-d tensor");
+  const int64_t n = s[s.ndim() - 1];
+  Shape lead(s.begin(), s.end() - 1);
+  auto with = [&](std::initializer_list<int64_t> tail) {
+    Shape out = lead;
+    for (int64_t d : tail) out.push_back(d);
+    return out;
+  };
+  // Row i of [n, n + 1] is v_i then n zeros: flattened, v_i lands at i (n + 1), the diagonal.
+  Pads widen(std::size_t(s.ndim() + 1), {0, 0});
+  widen.back() = {0, n};
+  const T rows = reshape(pad(unsqueeze(v, -1), widen), with({n * (n + 1)}));
+  const T d = reshape(slice(rows, -1, 0, n * n), with({n, n}));
+  if (offset == 0) return d;
+  const int64_t k = offset > 0 ? offset : -offset;
+  Pads around(std::size_t(s.ndim() + 1), {0, 0});
+  around[around.size() - 2] = offset > 0 ? std::pair<int64_t, int64_t>{0, k} : std::pair{k, int64_t{0}};
+  around[around.size() - 1] = offset > 0 ? std::pair<int64_t, int64_t>{k, 0} : std::pair{int64_t{0}, k};
+  return pad(d, around);
+}
 
 namespace detail {
 /// A [rows, cols] bool mask: col - row <= k (tril) or >= k (triu).

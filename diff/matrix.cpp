@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "diff/linalg.hpp"
+#include "diff/matrix.hpp"
 
 namespace strata {
 

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// st::linalg's solvers: solve_triangular, solve, cho_solve, inv, lstsq and pinv, composites of
+/// the triangular solve and the factorisations, so their derivatives reuse the factorisation
+/// (the pivoting loop itself is never differentiated).
+#include "diff/linalg/factor.hpp"
+
+namespace strata::linalg {
+
+/// Which triangle, side and transpose solve_triangular uses (scipy.linalg.solve_triangular's
+/// lower / trans / unit_diagonal, and jax's left_side): `{.lower = false, .transpose = true}`.
+using Triangular = strata::TriangularSolve;
+
+/// x with op(a) x = b (left) or x op(a) = b (right), a [..., n, n] triangular (only the triangle
+/// `opts` names is read), b [..., n, k] (left) or [..., k, n] (right); batch dims broadcast.
+/// Throws LinAlgError when a's diagonal holds a zero (unless unit_diagonal), ShapeError for
+/// shapes that do not fit. Example: `st::linalg::solve_triangular(L, b, {.lower = true})`.
+template <class A, class B>
+requires detail::Operands<A, B> common_level_t<A, B> solve_triangular(const A& a, const B& b,
+                                                                     Triangular opts = {}) {
+  using R = common_level_t<A, B>;
+  R x = lift<R>(a), y = lift<R>(b);
+  detail::require_square("solve_triangular", x);
+  detail::require_rhs_fits("solve_triangular", x.shape(), y.shape(), opts.left);
+  auto [sa, sb] = detail::linalg_operands(std::move(x), std::move(y), "solve_triangular");
+  return Prims<R>::triangular_solve(sa, sb, opts);
+}
+
+/// x with a x = b for square a [..., n, n] and b [..., n, k], or b [..., n] (one vector per
+/// matrix, as torch.linalg.solve reads it: b.ndim == 1 or b's shape is a's without the last
+/// dim); batch dims broadcast (numpy.linalg.solve). Through the LU factorisation: its
+/// derivative is more solves with the same factors. Throws LinAlgError naming the batch
+/// element when a matrix is singular (a zero pivot), ShapeError for shapes that do not fit.
+/// Example: `st::Tensor step = st::linalg::solve(H, g);`.
+template <class A, class B>
+requires detail::Operands<A, B> common_level_t<A, B> solve(const A& a, const B& b) {
+  using R = common_level_t<A, B>;
+  R x = lift<R>(a), y = lift<R>(b);
+  detail::require_square("solve", x);
+  const bool vector = detail::is_rhs_vector(x.shape(), y.shape());
+  if (vector) y = unsqueeze(y, -1);
+  detail::require_rhs_fits("solve", x.shape(), y.shape(), true);
+  std::tie(x, y) = detail::linalg_operands(x, y, "solve");
+  auto [f, pivots, perm] = lu(x);
+  const R d = diagonal(f, 0, -2, -1);
+  detail::require_nonzero_diagonal("solve", detail::stored(d));
+  const R z = Prims<R>::triangular_solve(f, detail::permute_rows(y, perm),
+                                         {.lower = true, .unit_diagonal = true});
+  R out = Prims<R>::triangular_solve(f, z, {.lower = false});
+  return vector ? squeeze(out, -1) : out;
+}
+
+/// x with a x = b given a's lower Cholesky factor l (scipy.linalg.cho_solve): two triangular
+/// solves. b [..., n, k] or a vector per matrix, as solve. Example: `st::linalg::cho_solve(L, y)`.
+template <class A, class B>
+requires detail::Operands<A, B> common_level_t<A, B> cho_solve(const A& l, const B& b) {
+  using R = common_level_t<A, B>;
+  R x = lift<R>(l), y = lift<R>(b);
+  detail::require_square("cho_solve", x);
+  const bool vector = detail::is_rhs_vector(x.shape(), y.shape());
+  if (vector) y = unsqueeze(y, -1);
+  detail::require_rhs_fits("cho_solve", x.shape(), y.shape(), true);
+  std::tie(x, y) = detail::linalg_operands(x, y, "cho_solve");
+  const R z = Prims<R>::triangular_solve(x, y, {.lower = true});
+  R out = Prims<R>::triangular_solve(x, z, {.lower = true, .transpose = true});
+  return vector ? squeeze(out, -1) : out;
+}
+
+/// The inverse of square matrices [..., n, n] (numpy.linalg.inv): solve(a, I). Throws
+/// LinAlgError for a singular matrix. Prefer solve to multiplying by inv. Example:
+/// `st::linalg::inv(a)`.
+template <Diffable T>
+T inv(const T& a) {
+  detail::require_square("inv", a);
+  const int64_t n = a.shape()[a.shape().ndim() - 1];
+  return solve(a, expand(Prims<T>::constant(eye(n, a.dtype(), a.device())), a.shape()));
+}
+
+/// The Moore-Penrose pseudo-inverse of [..., m, n] (numpy.linalg.pinv) through the SVD:
+/// v diag(1 / s) u^T over the singular values above rcond times the largest (the default
+/// rcond: max(m, n) times the dtype's epsilon, as NumPy's lstsq). Example: `st::linalg::pinv(a)`.
+template <Diffable T>
+T pinv(const T& a, double rcond = -1) {
+  detail::require_matrix("pinv", a);
+  auto [u, s, vh] = svd(a);
+  const double cutoff = detail::default_rcond(a.shape(), a.dtype(), rcond);
+  const T kept = s > unsqueeze(max(s, {-1}), -1) * cutoff;
+  const T inv_s = where(kept, 1.0 / where(kept, s, 1.0), 0.0);
+  return matmul(transpose(vh, -1, -2) * unsqueeze(inv_s, -2), transpose(u, -1, -2));
+}
+
+/// The least-squares solution x minimising |a x - b| for a [..., m, n] and b [..., m, k] or a
+/// vector per matrix, of minimum norm where a is rank-deficient (numpy.linalg.lstsq's
+/// solution, through the SVD with rcond as pinv). Example: `st::linalg::lstsq(X, y)`.
+template <class A, class B>
+requires detail::Operands<A, B> common_level_t<A, B> lstsq(const A& a, const B& b,
+                                                          double rcond = -1) {
+  using R = common_level_t<A, B>;
+  R x = lift<R>(a), y = lift<R>(b);
+  detail::require_matrix("lstsq", x);
+  const bool vector = detail::is_rhs_vector(x.shape(), y.shape());
+  if (vector) y = unsqueeze(y, -1);
+  if (y.shape().ndim() < 2 || y.shape()[y.shape().ndim() - 2] != x.shape()[x.shape().ndim() - 2]) {
+    detail::fail<ShapeError>("lstsq", "a of shape ", x.shape(), " needs b with ",
+                             x.shape()[x.shape().ndim() - 2], " rows, got shape ", y.shape());
+  }
+  R out = matmul(pinv(x, rcond), y);
+  return vector ? squeeze(out, -1) : out;
+}
+
+}  // namespace strata::linalg
