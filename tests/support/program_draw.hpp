@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 /// How the rows of the random programs' op table (tests/support/program_ops.hpp)
-/// draw their parameters, and how far their inputs lie from their kinks.
+/// draw their parameters (the index rows': program_index.hpp; the linear algebra rows':
+/// program_linalg.hpp); how far their inputs lie from their kinks: program_gaps.hpp.
 ///
 /// A planner (Plan) gets the node with its first operand chosen; it draws the
 /// second operand and the row's parameters, or returns false when the row does
@@ -10,12 +11,7 @@
 /// the node when that throws or gives an empty or too large result.
 ///
 /// A gap (Gap) is the distance of a node's inputs from the nearest point where
-/// its op is not differentiable. Exact ties of continuous ops are not counted:
-/// where two inputs of maximum or of a max coincide exactly, they are the same
-/// function (a value duplicated by broadcasting or a gather) or both constant
-/// (zeros of relu), and the op's rule splits the derivative between them, which
-/// is then exact. Steps (cast(a > 0), where(a > 0, ...)) count exact zeros: a
-/// value that is 0 by an identity is rounding noise on either side nearby.
+/// its op is not differentiable (program_gaps.hpp).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -82,6 +78,9 @@ class Draw {
   std::mt19937_64& rng_;
   const std::vector<ProgNode>& nodes_;
 };
+
+/// An absent slice bound in ProgNode::ints (Python's omitted start or stop).
+inline constexpr int64_t kAbsent = std::numeric_limits<int64_t>::min();
 
 /// A row's planner: draws n.b and the parameters for n.a's shape; false when it does not apply.
 using Plan = bool (*)(Draw& d, ProgNode& n);
@@ -202,15 +201,13 @@ inline bool regrouping(Draw& d, ProgNode& n) {
   return true;
 }
 /// Python's start:stop:step along one axis; step in {-2, -1, 1, 2, 3}; an absent bound is
-/// INT64_MIN in ints.
+/// kAbsent in ints.
 inline bool slicing(Draw& d, ProgNode& n) {
   if (!one_axis(d, n)) return false;
   const int64_t size =
       d.shape(n.a)[std::size_t(n.axis < 0 ? n.axis + d.shape(n.a).ndim() : n.axis)];
   const int64_t steps[] = {-2, -1, 1, 2, 3};
-  auto bound = [&] {
-    return d.pick(4) == 0 ? std::numeric_limits<int64_t>::min() : d.between(-size - 1, size + 1);
-  };
+  auto bound = [&] { return d.pick(4) == 0 ? kAbsent : d.between(-size - 1, size + 1); };
   n.ints = {bound(), bound(), steps[d.pick(5)]};
   return true;
 }
@@ -337,157 +334,6 @@ inline bool small_power(Draw& d, ProgNode& n) {
 inline bool condition(Draw& d, ProgNode& n) {
   n.k = double(d.pick(9));
   return broadcast_pair(d, n);
-}
-
-// Index entries for ix, oix and vix: groups of four integers in ints, (kind, p, q, r):
-// 0 all; 1 the position p; 2 the slice p:q:r (INT64_MIN: absent); 3 newaxis; 4 the next
-// index tensor of n.index (positions or a mask).
-inline constexpr int64_t kAbsent = std::numeric_limits<int64_t>::min();
-
-/// One basic entry (all, a position, a slice) for an axis of `size`.
-inline void basic_entry(Draw& d, ProgNode& n, int64_t size) {
-  const int kind = size == 0 ? 0 : d.pick(3);
-  if (kind == 1) {
-    n.ints.insert(n.ints.end(), {1, d.between(-size, size - 1), 0, 0});
-  } else if (kind == 2) {
-    const int64_t steps[] = {-2, -1, 1, 2};
-    n.ints.insert(n.ints.end(), {2, d.coin() ? kAbsent : d.between(-size, size),
-                                 d.coin() ? kAbsent : d.between(-size, size), steps[d.pick(4)]});
-  } else {
-    n.ints.insert(n.ints.end(), {0, 0, 0, 0});
-  }
-}
-/// x.ix(...): a basic entry per axis, and a newaxis somewhere half the time.
-inline bool basic_index(Draw& d, ProgNode& n) {
-  const Shape& s = d.shape(n.a);
-  const int64_t at = d.coin() ? d.between(0, s.ndim()) : -1;
-  for (int64_t i = 0; i <= s.ndim(); ++i) {
-    if (i == at) n.ints.insert(n.ints.end(), {3, 0, 0, 0});
-    if (i < s.ndim()) basic_entry(d, n, s[std::size_t(i)]);
-  }
-  return true;
-}
-/// x.oix(...): per axis a basic entry, positions (1-D or 2-D) or a mask.
-inline bool outer_index(Draw& d, ProgNode& n) {
-  const Shape& s = d.shape(n.a);
-  bool tensor = false;
-  for (int64_t i = 0; i < s.ndim(); ++i) {
-    const int64_t size = s[std::size_t(i)];
-    if (size > 0 && d.pick(3) == 0) {
-      tensor = true;
-      n.ints.insert(n.ints.end(), {4, 0, 0, 0});
-      n.index.push_back(d.coin() ? d.mask(size)
-                                 : d.positions(size, d.coin() ? Shape{3} : Shape{2, 2}));
-    } else {
-      basic_entry(d, n, size);
-    }
-  }
-  return tensor;
-}
-/// x.vix(...): positions on the leading one or two axes, broadcast together ([2, 1] with
-/// [3], or one [4] or a mask), then basic entries.
-inline bool vectorized_index(Draw& d, ProgNode& n) {
-  const Shape& s = d.shape(n.a);
-  if (s.ndim() == 0 || s[0] == 0) return false;
-  const bool two = s.ndim() >= 2 && s[1] > 0 && d.coin();
-  if (two) {
-    n.ints.insert(n.ints.end(), {4, 0, 0, 0, 4, 0, 0, 0});
-    n.index = {d.positions(s[0], {2, 1}), d.positions(s[1], {3})};
-  } else {
-    n.ints.insert(n.ints.end(), {4, 0, 0, 0});
-    n.index = {d.pick(3) == 0 ? d.mask(s[0]) : d.positions(s[0], {4})};
-  }
-  for (int64_t i = two ? 2 : 1; i < s.ndim(); ++i) basic_entry(d, n, s[std::size_t(i)]);
-  return true;
-}
-/// st::take: positions of shape [2, 2] along one axis.
-inline bool take_positions(Draw& d, ProgNode& n) {
-  if (!one_axis(d, n)) return false;
-  const int64_t size =
-      d.shape(n.a)[std::size_t(n.axis < 0 ? n.axis + d.shape(n.a).ndim() : n.axis)];
-  if (size == 0) return false;
-  n.index = {d.positions(size, {2, 2})};
-  return true;
-}
-
-/// The index spec of an ix, oix or vix node (from its ints and index tensors).
-inline std::vector<Index> index_spec(const ProgNode& n) {
-  std::vector<Index> spec;
-  std::size_t t = 0;
-  auto opt = [](int64_t v) { return v == kAbsent ? std::optional<int64_t>() : std::optional(v); };
-  for (std::size_t i = 0; i + 3 < n.ints.size(); i += 4) {
-    switch (n.ints[i]) {
-      case 1:
-        spec.emplace_back(n.ints[i + 1]);
-        break;
-      case 2:
-        spec.emplace_back(slice(opt(n.ints[i + 1]), opt(n.ints[i + 2]), n.ints[i + 3]));
-        break;
-      case 3:
-        spec.emplace_back(newaxis);
-        break;
-      case 4:
-        spec.emplace_back(n.index[t++]);
-        break;
-      default:
-        spec.emplace_back(all);
-    }
-  }
-  return spec;
-}
-
-// --- gaps ---------------------------------------------------------------------------------
-
-/// The smallest nonzero |t| (+inf when every element is 0).
-inline double nonzero_min(const Tensor& t) {
-  double m = std::numeric_limits<double>::infinity();
-  for (double v : t.to_vector<double>()) {
-    if (v != 0) m = std::min(m, std::abs(v));
-  }
-  return m;
-}
-/// The smallest |t|, zeros included (+inf for an empty t).
-inline double abs_min(const Tensor& t) {
-  double m = std::numeric_limits<double>::infinity();
-  for (double v : t.to_vector<double>()) m = std::min(m, std::abs(v));
-  return m;
-}
-/// a's distance from 0 (relu, abs, sign): an exact 0 is harmless, as relu, abs and
-/// a * sign(a) are continuous there and 0 is where a derivative of 0 is taken.
-inline double gap_zero(const ProgNode&, const Tensor& a, const Tensor&) { return nonzero_min(a); }
-/// a's distance from 0 for a step at 0 (cast(a > 0)), exact zeros included: a value that
-/// is 0 by an identity (logsumexp(log_softmax(z))) is rounding noise around 0 nearby, on
-/// either side of the step.
-inline double gap_step(const ProgNode&, const Tensor& a, const Tensor&) { return abs_min(a); }
-/// a's distance from b (maximum, minimum).
-inline double gap_pair(const ProgNode&, const Tensor& a, const Tensor& b) {
-  return nonzero_min(a - b);
-}
-/// where's conditions compare a with b (harmless where they coincide: the branches are
-/// then equal), or a and b with 0 (steps, as cast(a > 0)).
-inline double gap_where(const ProgNode& n, const Tensor& a, const Tensor& b) {
-  if (n.k == 6 || n.k == 7) return std::min(abs_min(a), abs_min(b));
-  return nonzero_min(a - b);
-}
-/// The distance of each maximum from the next value below it, over the reduced axes.
-inline double gap_max(const ProgNode& n, const Tensor& a, const Tensor&) {
-  return nonzero_min(max(a, n.dims, true) - a);
-}
-/// The same for a minimum.
-inline double gap_min(const ProgNode& n, const Tensor& a, const Tensor&) {
-  return nonzero_min(a - min(a, n.dims, true));
-}
-/// std is not differentiable where the variance is 0.
-inline double gap_std(const ProgNode& n, const Tensor& a, const Tensor&) {
-  return min(var(a, n.dims)).item<double>();
-}
-/// norm is not differentiable at 0.
-inline double gap_norm(const ProgNode&, const Tensor& a, const Tensor&) {
-  return norm(a).item<double>();
-}
-/// clamp's bounds.
-inline double gap_clamp(const ProgNode& n, const Tensor& a, const Tensor&) {
-  return std::min(nonzero_min(a - n.k), nonzero_min(a - double(n.ints[0]) / 4));
 }
 
 }  // namespace strata::testing::program

@@ -7,9 +7,10 @@
 ///
 ///   name    unique, for reports and the coverage count ("log", "matmul_batched")
 ///   form    the expression the row computes, for reports
-///   covers  the op of raw/primitives.hpp's tables whose rule it differentiates,
-///           or "" (tests/ad/random_programs.test.cpp requires a row for every
-///           differentiable op of those tables)
+///   covers  the op of raw/primitives.hpp's tables, or the Diffable primitive
+///           (diff/diffable.hpp), whose rule it differentiates, or ""
+///           (tests/ad/random_programs.test.cpp requires a row for every
+///           differentiable op of those tables and every primitive)
 ///   plan    draws the second operand and the parameters (program_draw.hpp)
 ///   apply   the op at any level: (const ProgNode& n, const T& a, const T& b) -> T,
 ///           b being a for a row of one operand
@@ -33,6 +34,9 @@
 #include <strata.hpp>
 
 #include "support/program_draw.hpp"
+#include "support/program_gaps.hpp"
+#include "support/program_index.hpp"
+#include "support/program_linalg.hpp"
 #include "support/random_program.hpp"
 
 namespace strata::testing::program {
@@ -133,7 +137,7 @@ inline const auto kProgramOps = std::tuple{
         (void)n;
         return Prims<T>::binary(BinaryOp::safe_div, expand(a, s), expand(b * b + 1.0, s));
       }),
-  row("where", "where(c, a, b), c a comparison or logical op of a and b", "", condition,
+  row("where", "where(c, a, b), c a comparison or logical op of a and b", "where", condition,
       [](const ProgNode& n, const auto& a, const auto& b) {
         using T = std::decay_t<decltype(a)>;
         const T c = n.k == 0 ? a > b : n.k == 1 ? a >= b : n.k == 2 ? a < b : n.k == 3 ? a <= b
@@ -151,15 +155,15 @@ inline const auto kProgramOps = std::tuple{
   // The movement primitives.
   row("transpose", "transpose(a, i, j)", "", axis_pair,
       STRATA_OP(transpose(a, n.ints[0], n.ints[1]))),
-  row("permute", "permute(a, dims), not a transpose", "", cycle, STRATA_OP(permute(a, n.dims))),
-  row("expand", "expand(a, shape)", "", expansion, STRATA_OP(expand(a, n.dims))),
-  row("reshape", "reshape(a, shape)", "", regrouping, STRATA_OP(reshape(a, n.dims))),
-  row("slice", "slice(a, axis, start, stop, step)", "", slicing,
+  row("permute", "permute(a, dims), not a transpose", "permute", cycle, STRATA_OP(permute(a, n.dims))),
+  row("expand", "expand(a, shape)", "expand", expansion, STRATA_OP(expand(a, n.dims))),
+  row("reshape", "reshape(a, shape)", "reshape", regrouping, STRATA_OP(reshape(a, n.dims))),
+  row("slice", "slice(a, axis, start, stop, step)", "slice", slicing,
       STRATA_OP(slice(a, n.axis, bound(n.ints[0]), bound(n.ints[1]), n.ints[2]))),
-  row("pad", "pad(a, pads)", "", padding, STRATA_OP(pad(a, pads_of(n)))),
+  row("pad", "pad(a, pads)", "pad", padding, STRATA_OP(pad(a, pads_of(n)))),
   row("pad_value", "pad(a, pads, 0.5)", "", padding, STRATA_OP(pad(a, pads_of(n), 0.5))),
-  row("concat", "concat({a, b}, axis)", "", concatenation, STRATA_OP(concat({a, b}, n.axis))),
-  row("cast", "stop_gradient(a) + c - stop_gradient(c), c = cast(cast(a, f32), f64)", "", any,
+  row("concat", "concat({a, b}, axis)", "concat", concatenation, STRATA_OP(concat({a, b}, n.axis))),
+  row("cast", "stop_gradient(a) + c - stop_gradient(c), c = cast(cast(a, f32), f64)", "cast", any,
       [](const ProgNode& n, const auto& a, const auto& b) {
         // The value is a exactly; the derivative flows through the two casts only.
         const auto c = cast(cast(a, f32), f64);
@@ -170,16 +174,16 @@ inline const auto kProgramOps = std::tuple{
   row("cast_bool", "cast(a > 0, f64) * b", "", broadcast_pair,
       STRATA_OP(cast(a > 0.0, f64) * b), gap_step),
   // Contraction.
-  row("matmul", "matmul(a, transpose(b)), [m, k] x [k, m]", "", gram<2, 2>,
+  row("matmul", "matmul(a, transpose(b)), [m, k] x [k, m]", "matmul", gram<2, 2>,
       STRATA_OP(matmul(a, transpose(b, -1, -2)))),
-  row("matmul_batched", "matmul(a, transpose(b)), batch dims broadcast", "", gram<3, 4>,
+  row("matmul_batched", "matmul(a, transpose(b)), batch dims broadcast", "matmul", gram<3, 4>,
       STRATA_OP(matmul(a, transpose(b, -1, -2)))),
   row("matmul_vector", "matmul(a, v), v 1-D (dot for a 1-D)", "", vector_pair,
       STRATA_OP(matmul(a, b))),
   // Indexing primitives.
-  row("index_select", "index_select(a, axis, idx)", "", gather,
+  row("index_select", "index_select(a, axis, idx)", "index_select", gather,
       STRATA_OP(take(a, n.index[0], n.axis))),
-  row("index_add", "index_add(a, axis, idx, b)", "", scatter,
+  row("index_add", "index_add(a, axis, idx, b)", "index_add", scatter,
       [](const ProgNode& n, const auto& a, const auto& b) {
         using T = std::decay_t<decltype(a)>;
         return Prims<T>::index_add(a, n.axis, n.index[0], b);
@@ -233,6 +237,24 @@ inline const auto kProgramOps = std::tuple{
       STRATA_OP(kCustomVjp(a, b))),
   row("checkpoint", "checkpoint: softplus(a) * b + sin(a)", "", broadcast_pair,
       STRATA_OP(kCheckpoint(a, b))),
+  // Linear algebra (st::linalg), on the invertible M(a) of program_linalg.hpp.
+  row("cholesky", "cholesky(M(a))", "cholesky", matrix_source,
+      STRATA_OP(linalg::cholesky(well_posed(a)))),
+  row("solve", "solve(M(a), b), through lu and two triangular solves", "triangular_solve",
+      linear_system, STRATA_OP(linalg::solve(well_posed(a), b))),
+  row("slogdet", "sign * logabsdet, slogdet(M(a)), through lu", "lu", matrix_source,
+      [](const ProgNode& n, const auto& a, const auto& b) {
+        const auto [sign, logabsdet] = linalg::slogdet(well_posed(a));
+        (void)n;
+        (void)b;
+        return sign * logabsdet;
+      }),
+  row("eigvalsh", "eigvalsh(M(a))", "eigh", matrix_source,
+      STRATA_OP(linalg::eigvalsh(well_posed(a))), gap_eigenvalues),
+  row("svdvals", "svdvals(M(a))", "svd", matrix_source,
+      STRATA_OP(linalg::svdvals(well_posed(a))), gap_singular_values),
+  row("qr", "q + r of qr(M(a)), r's diagonal made positive", "qr", matrix_source,
+      STRATA_OP(qr_positive(well_posed(a)))),
 };
 // clang-format on
 #undef STRATA_OP
