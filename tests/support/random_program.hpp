@@ -90,7 +90,7 @@ std::pair<Tensor, Tensor> program_inputs(const Program& p, uint64_t seed);
 
 /// Why the finite differences of p at (x, y) cannot be trusted ("" when they can): a node
 /// whose inputs lie within 1e-3 of a kink of its op (exact ties excepted, whose derivative
-/// is defined by the split rules), or a value that is not finite or above 25 in magnitude.
+/// is defined by the split rules), or a value that is not finite or above 100 in magnitude.
 std::string program_guard(const Program& p, const Tensor& x, const Tensor& y);
 
 /// Whether p draws a row that rounds through f32.
