@@ -41,8 +41,8 @@ TEST_CASE("eigh: A V = V diag(w), V^T V = I, w ascending, third order", "[ad][li
   const st::Tensor a = symmetric({2, 5, 5}, 7);
   const auto [w, v] = st::linalg::eigh(a);
   require_near(st::matmul(a, v), v * st::unsqueeze(w, -2), 1e-12);
-  require_near(st::matmul(st::transpose(v, -1, -2), v),
-               st::expand(st::eye(5, st::f64), {2, 5, 5}), 1e-12);
+  require_near(st::matmul(st::transpose(v, -1, -2), v), st::expand(st::eye(5, st::f64), {2, 5, 5}),
+               1e-12);
   require_ascending(w);
   const st::Tensor c = normal({5}, 8), weights = normal({5, 5}, 9);
   // A function of the eigenvectors that their signs do not change.
@@ -75,7 +75,8 @@ TEST_CASE("svd: U S Vh = A, orthonormal factors, S descending, derivatives", "[a
   }
 }
 
-TEST_CASE("qr: Q R = A, Q^T Q = I, R upper, derivatives for tall, square and wide", "[ad][linalg]") {
+TEST_CASE("qr: Q R = A, Q^T Q = I, R upper, derivatives for tall, square and wide",
+          "[ad][linalg]") {
   for (const st::Shape& shape : {st::Shape{5, 3}, st::Shape{4, 4}, st::Shape{3, 5}}) {
     const st::Tensor a = normal(shape, 16);
     const auto [q, r] = st::linalg::qr(a);

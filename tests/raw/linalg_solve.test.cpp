@@ -70,6 +70,9 @@ MatD effective(const MatD& a, const st::raw::TriangularSolve& opts) {
 
 /// X from Eigen's triangular solve: op(A) X = B or X op(A) = B.
 MatD reference(const MatD& op_a, const MatD& b, bool left, bool lower_op) {
+  // Eigen's triangular solve reads element (0, 0) even when a matrix is empty (undefined
+  // behaviour that UBSan reports); an empty X is the answer there.
+  if (op_a.size() == 0 || b.size() == 0) return MatD(b.rows(), b.cols());
   if (left) {
     return lower_op ? MatD(op_a.triangularView<Eigen::Lower>().solve(b))
                     : MatD(op_a.triangularView<Eigen::Upper>().solve(b));
