@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The random-program test at scale (tests/ad/random_programs.test.cpp is the
-// fast one): 2000 programs of 10 ops on inputs of up to 192 elements, each
+// fast one): 10000 programs of 10 ops on inputs of up to 192 elements, each
 // checked as there (tests/support/program_checks.hpp): forward = reverse and
 // vmap = loop for all, against finite differences at order 1 for most, every
 // fourth at order 2 and every twentieth at order 3 (each order costs several
@@ -22,7 +22,7 @@ namespace st = strata;
 TEST_CASE("random programs, large: thousands, every op, against finite differences",
           "[.][random_large]") {
   const char* env = std::getenv("STRATA_RANDOM_PROGRAMS");
-  const int count = env ? std::atoi(env) : 2000;
+  const int count = env ? std::atoi(env) : 10000;
   REQUIRE(count > 0);
   st::testing::ProgramTally t;
   for (uint64_t seed = 100000; seed < 100000 + uint64_t(count); ++seed) {

@@ -282,7 +282,10 @@ namespace strata::testing {
 
 template <Diffable T>
 T run_program(const Program& p, const T& x, const T& y, std::vector<T>* trace) {
-  std::vector<T> v;
+  // Into *trace as it goes, so a caller that catches an op's error sees the values before it.
+  std::vector<T> local;
+  std::vector<T>& v = trace ? *trace : local;
+  v.clear();
   v.reserve(p.nodes.size());
   for (const ProgNode& n : p.nodes) {
     if (n.op < 0) {
@@ -294,7 +297,6 @@ T run_program(const Program& p, const T& x, const T& y, std::vector<T>* trace) {
   }
   T out = v.back();
   for (int i : p.sinks) out = out + sum(v[std::size_t(i)]);
-  if (trace) *trace = std::move(v);
   return out;
 }
 
