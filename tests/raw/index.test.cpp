@@ -343,7 +343,7 @@ TEST_CASE("index_select and index_add: large enough to run in parallel", "[raw]"
   }
 }
 
-TEST_CASE("index_select and index_add: whole-row fast paths", "[raw][threads]") {
+TEST_CASE("index_select and index_add: whole-row fast paths", "[raw]") {
   // Rows of a contiguous table gathered and scattered by many repeated
   // indices: the memcpy gather and the row-partitioned scatter, whose sums
   // must match the sequential (index order) f32 sums exactly, for any number

@@ -276,8 +276,7 @@ TEST_CASE("the staged walk streams its result rows from the threshold on",
   }
 }
 
-TEST_CASE("ops on transposed views give the same bits streamed and not, and match loops",
-          "[raw][threads]") {
+TEST_CASE("ops on transposed views give the same bits streamed and not, and match loops", "[raw]") {
   Restore restore;
   // Results whose rows are whole lines (streamed), with rows past the 16 x 16 / 8 x 8 blocks
   // and the staged tiles, and columns past the 4096-element runs; then rows that are not

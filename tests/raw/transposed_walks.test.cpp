@@ -83,8 +83,7 @@ TEST_CASE("the 4- and 8-byte transpose kernels of every instruction set match a 
   }
 }
 
-TEST_CASE("transposed operands staged in either CPU's tiles match the reference",
-          "[raw][threads]") {
+TEST_CASE("transposed operands staged in either CPU's tiles match the reference", "[raw]") {
   tt::ThreadCountGuard restore;
   // Both tiles CpuTuning::for_this_cpu() chooses from (64 x 1024 and 512 x 128),
   // whichever CPU runs the test; their edges and those of the 16 x 16 kernel, odd sizes.
@@ -145,8 +144,7 @@ TEST_CASE("transposed operands staged in either CPU's tiles match the reference"
     }
 }
 
-TEST_CASE("copies of transposed views go straight into their result, at any offset",
-          "[raw][threads]") {
+TEST_CASE("copies of transposed views go straight into their result, at any offset", "[raw]") {
   tt::ThreadCountGuard restore;
   for (int threads : {1, 2}) {
     st::set_num_threads(threads);
