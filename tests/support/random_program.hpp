@@ -32,6 +32,8 @@
 
 #include <strata.hpp>
 
+#include "ad/stacks.hpp"
+
 namespace strata::testing {
 
 /// One node: a row of the op table applied to earlier nodes, with the row's parameters.
@@ -113,23 +115,11 @@ struct ProgramFn {
 /// Calls X(level) for every level run_program is compiled for: the stacks of check_grads
 /// to order 3, and those of vmap(f) and vmap(grad(f)). run_program is compiled for two
 /// levels a file, in files tests/CMakeLists.txt generates (random_program_levels.inc).
-#define STRATA_PROGRAM_LEVELS(X)       \
-  X(Tensor)                            \
-  X(Forward<Tensor>)                   \
-  X(Reverse<Tensor>)                   \
-  X(Forward<Forward<Tensor>>)          \
-  X(Forward<Reverse<Tensor>>)          \
-  X(Reverse<Forward<Tensor>>)          \
-  X(Reverse<Reverse<Tensor>>)          \
-  X(Forward<Forward<Forward<Tensor>>>) \
-  X(Forward<Forward<Reverse<Tensor>>>) \
-  X(Forward<Reverse<Forward<Tensor>>>) \
-  X(Forward<Reverse<Reverse<Tensor>>>) \
-  X(Reverse<Forward<Forward<Tensor>>>) \
-  X(Reverse<Forward<Reverse<Tensor>>>) \
-  X(Reverse<Reverse<Forward<Tensor>>>) \
-  X(Reverse<Reverse<Reverse<Tensor>>>) \
-  X(Batched<Tensor>)                   \
+#define STRATA_PROGRAM_LEVELS(X)   \
+  X(Tensor)                        \
+  STRATA_FOR_EACH_STACK_ORDER12(X) \
+  STRATA_FOR_EACH_STACK_ORDER3(X)  \
+  X(Batched<Tensor>)               \
   X(Reverse<Batched<Tensor>>)
 /// How many levels STRATA_PROGRAM_LEVELS lists (random_program_levels.inc checks it).
 #define STRATA_PROGRAM_LEVEL_COUNT 17
