@@ -17,6 +17,7 @@ namespace strata {}
 #include "core/device.hpp"
 #include "core/dtype.hpp"
 #include "core/error.hpp"
+#include "core/key.hpp"
 #include "core/layout.hpp"
 #include "core/parallel.hpp"
 #include "core/shape.hpp"

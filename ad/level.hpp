@@ -4,14 +4,15 @@
 /// by every level that interprets rules: Forward<T>, Reverse<T> and Batched<T>.
 ///
 /// A level never enumerates primitives (JAX's traces each have one process_primitive). It
-/// supplies how to apply a rule, as two static functions of its Prims:
+/// supplies how to apply a rule, as three static functions of its Prims:
 ///
 ///   apply(rule, xs...)        the primitive of `rule` on operands xs of the level
 ///   apply_list(rule, xs)      the same for a rule whose operands come as one list (concat)
+///   apply_multi(rule, xs...)  the same for a rule with several outputs (lu, eigh, svd, qr)
 ///
 /// and the hooks of diff/diffable.hpp's LevelHooks concept; RulePrims gives it every primitive.
 /// A new primitive is one line here (its rule built from its parameters), and every level,
-/// present or future, gets it; a new level is one apply, one apply_list and its hooks.
+/// present or future, gets it; a new level is those three functions and its hooks.
 #include <array>
 #include <cstdint>
 #include <optional>

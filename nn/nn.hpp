@@ -12,3 +12,5 @@
 #include "nn/optim.hpp"
 #include "nn/params.hpp"
 #include "nn/safetensors.hpp"
+#include "nn/schedule.hpp"
+#include "nn/transformer.hpp"

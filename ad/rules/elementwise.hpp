@@ -128,9 +128,10 @@ struct Unary {
 /// for each value it does not read).
 template <Diffable T>
 struct Partial {
+  /// (a, b, y, v) -> v * d op / d operand
+  using Times = T (*)(const T&, const T&, const T&, const T&);
   unsigned reads = keep_nothing;  ///< what it reads
-  T (*times)
-  (const T&, const T&, const T&, const T&) = nullptr;  ///< (a, b, y, v) -> v * d op / d operand
+  Times times = nullptr;          ///< null: the operand gets no derivative
 };
 
 /// The derivative entry of one binary op: its two partials, or none (comparisons and

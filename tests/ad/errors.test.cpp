@@ -195,6 +195,43 @@ TEST_CASE("in-place writes to values a pending backward pass saved", "[ad]") {
   }
 }
 
+TEST_CASE("in-place writes to the output a rule keeps", "[ad]") {
+  // exp, sqrt, tanh and expm1 compute their derivative from their output, and so do
+  // div and pow for their second operand (ad/rules/elementwise.hpp, keep_out): the
+  // output is saved, so writing into it (the y that vjp returns shares its storage)
+  // must be reported, not silently used for a wrong gradient.
+  const st::Tensor x = tensor({0.5, 1.25, 2.0}, {3}), z = tensor({1.5, 0.75, -0.5}, {3});
+  const st::Tensor ct = tensor({1.0, -2.0, 0.5}, {3});
+  auto written = [&](auto&& pullback, st::Tensor y) {
+    y.mul_(st::full({}, 2.0, st::f64));
+    return message_of<st::ValueError>([&] { pullback(ct); });
+  };
+  SECTION("unary ops") {
+    auto [e, pe] = st::vjp([](const auto& a) { return st::exp(a); }, x);
+    CHECK_THAT(written(pe, e), Contains("in place"));
+    auto [s, ps] = st::vjp([](const auto& a) { return st::sqrt(a); }, x);
+    CHECK_THAT(written(ps, s), Contains("in place"));
+    auto [t, pt] = st::vjp([](const auto& a) { return st::tanh(a); }, x);
+    CHECK_THAT(written(pt, t), Contains("in place"));
+    auto [m, pm] = st::vjp([](const auto& a) { return st::expm1(a); }, x);
+    CHECK_THAT(written(pm, m), Contains("in place"));
+  }
+  SECTION("the second operand of div and pow") {
+    // The gradient with respect to the exponent or divisor only: a and b themselves are
+    // kept too, for the other partial, but the output is what the error must be about.
+    auto [q, pq] = st::vjp([&](const auto& b) { return x / b; }, z);
+    CHECK_THAT(written(pq, q), Contains("in place"));
+    auto [p, pp] = st::vjp([&](const auto& b) { return st::pow(x, b); }, z);
+    CHECK_THAT(written(pp, p), Contains("in place"));
+  }
+  SECTION("untouched, the same pullbacks work") {
+    auto [e, pe] = st::vjp([](const auto& a) { return st::exp(a); }, x);
+    const Vec g = pe(ct).to_vector<double>();
+    const Vec xv = x.to_vector<double>(), cv = ct.to_vector<double>();
+    for (std::size_t i = 0; i < 3; ++i) CHECK(g[i] == Approx(std::exp(xv[i]) * cv[i]));
+  }
+}
+
 TEST_CASE("bad arguments to the transforms", "[ad]") {
   const st::Tensor x = tensor({0.5, -1.0, 2.0}, {3});
   auto f = [](const auto& a) { return st::sum(st::sin(a)); };

@@ -294,7 +294,7 @@ TEST_CASE("arange", "[raw]") {
   }
 }
 
-TEST_CASE("uniform", "[raw]") {
+TEST_CASE("uniform", "[raw][threads]") {
   SECTION("uniform: values in [0, 1) with plausible moments") {
     for (DType t : kFloatDTypes) {
       const RawTensor x = st::raw::uniform({200, 500}, 1234, t);
@@ -353,7 +353,7 @@ TEST_CASE("uniform", "[raw]") {
   }
 }
 
-TEST_CASE("normal", "[raw]") {
+TEST_CASE("normal", "[raw][threads]") {
   SECTION("normal: plausible moments") {
     for (DType t : kFloatDTypes) {
       const auto v = tt::values(st::raw::normal({100000}, 2024, t));

@@ -85,7 +85,8 @@ RawTensor random_index(int64_t n, int64_t size, uint64_t seed) {
 
 }  // namespace
 
-TEST_CASE("determinism: matmul, f32 and f64, many shapes and layouts", "[raw][determinism]") {
+TEST_CASE("determinism: matmul, f32 and f64, many shapes and layouts",
+          "[raw][determinism][threads]") {
   for (DType t : {st::f32, st::f64}) {
     SECTION("plain products, including the issue's shapes: " + tt::dname(t)) {
       // f64 100x300x70 differed in 6-7 of 7000 elements between 1 and 2-4
@@ -130,7 +131,7 @@ TEST_CASE("determinism: matmul, f32 and f64, many shapes and layouts", "[raw][de
   }
 }
 
-TEST_CASE("determinism: reductions over every axis", "[raw][determinism]") {
+TEST_CASE("determinism: reductions over every axis", "[raw][determinism][threads]") {
   const ReduceOp ops[] = {ReduceOp::sum, ReduceOp::max, ReduceOp::min, ReduceOp::argmax,
                           ReduceOp::argmin};
   for (DType t : {st::f32, st::f64}) {
@@ -167,7 +168,7 @@ TEST_CASE("determinism: reductions over every axis", "[raw][determinism]") {
   }
 }
 
-TEST_CASE("determinism: elementwise kernels, vmath included", "[raw][determinism]") {
+TEST_CASE("determinism: elementwise kernels, vmath included", "[raw][determinism][threads]") {
   for (DType t : {st::f32, st::f64}) {
     const RawTensor x = random_normal({300, 700}, t, 21);
     const RawTensor p = random_positive({300, 700}, t, 22);
@@ -201,7 +202,8 @@ TEST_CASE("determinism: elementwise kernels, vmath included", "[raw][determinism
   }
 }
 
-TEST_CASE("determinism: index_select and index_add with repeated indices", "[raw][determinism]") {
+TEST_CASE("determinism: index_select and index_add with repeated indices",
+          "[raw][determinism][threads]") {
   for (DType t : {st::f32, st::f64}) {
     const RawTensor table = random_normal({2000, 48}, t, 31);
     const RawTensor idx = random_index(30000, 2000, 32);  // ~15 repeats per row
@@ -225,7 +227,7 @@ TEST_CASE("determinism: index_select and index_add with repeated indices", "[raw
   }
 }
 
-TEST_CASE("determinism: random generation, casts and copies", "[raw][determinism]") {
+TEST_CASE("determinism: random generation, casts and copies", "[raw][determinism][threads]") {
   for (DType t : {st::f32, st::f64}) {
     same_bits_for_any_thread_count("uniform", [&] { return st::raw::uniform({500, 700}, 41, t); });
     same_bits_for_any_thread_count("normal", [&] { return st::raw::normal({500, 700}, 42, t); });

@@ -92,7 +92,8 @@ TEST_CASE("broadcast-scalar and negative-stride operands take their fast paths c
                            [&](const Idx&) { return std::log(0.25); }) == "");
 }
 
-TEST_CASE("results are the same bits on 1 and 2 threads around the parallel threshold", "[raw]") {
+TEST_CASE("results are the same bits on 1 and 2 threads around the parallel threshold",
+          "[raw][threads]") {
   tt::ThreadCountGuard restore;
   const int64_t grain = int64_t{1} << 15;
   for (int64_t n : {grain - 1, grain, grain + 1, 2 * grain + 3, int64_t{1} << 20}) {

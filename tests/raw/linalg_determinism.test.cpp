@@ -62,7 +62,7 @@ RawTensor spd(const Shape& shape, DType dtype, uint64_t seed) {
 
 }  // namespace
 
-TEST_CASE("linalg: the same bits for any thread count", "[raw][linalg][cpu_only]") {
+TEST_CASE("linalg: the same bits for any thread count", "[raw][linalg][cpu_only][threads]") {
   for (DType dtype : {DType::f64, DType::f32}) {
     const std::string dt = tt::dname(dtype);
     const RawTensor big = spd({512, 512}, dtype, 1);

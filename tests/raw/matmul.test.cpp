@@ -403,7 +403,7 @@ TEST_CASE("matmul: edge sizes", "[raw]") {
   }
 }
 
-TEST_CASE("matmul: large products (threaded path)", "[raw]") {
+TEST_CASE("matmul: large products (threaded path)", "[raw][threads]") {
   std::mt19937_64 rng(200300100);
   SECTION("200 x 300 x 100") {
     for (st::DType dtype : {st::f32, st::f64}) {
@@ -540,7 +540,8 @@ TEMPLATE_TEST_CASE("matmul: Eigen's GEMM built for every instruction set matches
 
 // The sanitizers bring their own malloc, which quarantines freed memory.
 #if defined(__GLIBC__) && !STRATA_TEST_UNDER_ASAN && !STRATA_TEST_UNDER_TSAN
-TEST_CASE("matmul: repeated large f32 products reuse their memory (no page faults)", "[raw]") {
+TEST_CASE("matmul: repeated large f32 products reuse their memory (no page faults)",
+          "[raw][threads]") {
   // oneDNN allocates packing buffers on every call, and glibc used to cut them
   // from untouched memory for tens of calls (fill_tcache_bins in
   // raw/cpu/matmul.cpp). The process's minor page faults over eight calls
