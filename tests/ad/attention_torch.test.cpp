@@ -13,13 +13,14 @@
 #include <vector>
 
 #include "support/torch_cases.hpp"
+#include "support/files.hpp"
 
 namespace st = strata;
 using st::testing::TorchCase;
 
 namespace {
 
-const std::string kData = std::string(STRATA_AD_TEST_DATA) + "/transformer_torch.txt";
+const std::string kData = (st::testing::tests_dir() / "ad/data/transformer_torch.txt").string();
 
 void require_close(const st::Tensor& got, const st::Tensor& want, const std::string& what) {
   INFO(what << ": shape " << got.shape() << " vs " << want.shape());

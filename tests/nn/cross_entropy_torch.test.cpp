@@ -12,6 +12,7 @@
 
 #include "support/message_of.hpp"
 #include "support/torch_cases.hpp"
+#include "support/files.hpp"
 
 namespace st = strata;
 namespace nn = st::nn;
@@ -20,7 +21,7 @@ using st::testing::message_of;
 using st::testing::TorchCase;
 
 namespace {
-const std::string kData = std::string(STRATA_NN_TEST_DATA) + "/../../ad/data/transformer_torch.txt";
+const std::string kData = (st::testing::tests_dir() / "ad/data/transformer_torch.txt").string();
 
 void require_close(const st::Tensor& got, const st::Tensor& want, const std::string& what) {
   INFO(what);
