@@ -10,15 +10,9 @@
 #include "support/check_grads.hpp"
 
 namespace st = strata;
+using st::testing::attention_bool_mask;
 using st::testing::check_grads;
 using st::testing::normal;
-
-namespace {
-// A bool mask [3, 4] whose row 1 is empty.
-st::Tensor bool_mask() {
-  return st::from_vector(std::vector<double>{1, 0, 1, 1, 0, 0, 0, 0, 1, 1, 0, 1}, {3, 4}) != 0.0;
-}
-}  // namespace
 
 TEST_CASE("attention: finite differences to order 3", "[ad][attention]") {
   const st::Tensor q = normal({2, 3, 2}, 701), k = normal({2, 4, 2}, 702),
@@ -36,7 +30,7 @@ TEST_CASE("attention: finite differences to order 3", "[ad][attention]") {
   // see finite values everywhere.
   check_grads(
       [&](const auto& q, const auto& k, const auto& v) {
-        return st::scaled_dot_product_attention(q, k, v, false, bool_mask(), 0.7);
+        return st::scaled_dot_product_attention(q, k, v, false, attention_bool_mask(), 0.7);
       },
       {q, k, v}, 2);
   check_grads([&](const auto& q, const auto& k,

@@ -13,30 +13,15 @@
 #include <vector>
 
 #include "support/torch_cases.hpp"
-#include "support/files.hpp"
 
 namespace st = strata;
+using st::testing::require_torch_close;
 using st::testing::TorchCase;
-
-namespace {
-
-const std::string kData = (st::testing::tests_dir() / "ad/data/transformer_torch.txt").string();
-
-void require_close(const st::Tensor& got, const st::Tensor& want, const std::string& what) {
-  INFO(what << ": shape " << got.shape() << " vs " << want.shape());
-  REQUIRE(got.shape() == want.shape());
-  const std::vector<double> g = got.to_vector<double>(), w = want.to_vector<double>();
-  for (std::size_t i = 0; i < g.size(); ++i) {
-    INFO(what << " element " << i);
-    CHECK(g[i] == Approx(w[i]).epsilon(1e-10).margin(1e-10));
-  }
-}
-
-}  // namespace
+using st::testing::transformer_torch_file;
 
 TEST_CASE("scaled_dot_product_attention matches PyTorch float64", "[ad][attention][torch]") {
   int kind = 0, count = 0;
-  for (const TorchCase& c : st::testing::read_torch_cases(kData, "sdpa")) {
+  for (const TorchCase& c : st::testing::read_torch_cases(transformer_torch_file(), "sdpa")) {
     INFO("sdpa case at line " << c.line << " of transformer_torch.txt, layout " << kind % 3);
     const bool causal = c.flag("causal");
     std::optional<double> scale;
@@ -51,9 +36,9 @@ TEST_CASE("scaled_dot_product_attention matches PyTorch float64", "[ad][attentio
       return st::scaled_dot_product_attention(m.at("q"), m.at("k"), m.at("v"), causal, mask, scale);
     };
     auto [y, pullback] = st::vjp(f, in);
-    require_close(y, c.at("out"), "out");
+    require_torch_close(y, c.at("out"), "out");
     for (const auto& [name, g] : pullback(c.at("cot"))) {
-      require_close(g, c.at("g_" + name), "gradient of " + name);
+      require_torch_close(g, c.at("g_" + name), "gradient of " + name);
     }
     ++count;
   }

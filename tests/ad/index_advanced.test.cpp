@@ -8,17 +8,14 @@
 #include <strata.hpp>
 #include <vector>
 
+#include "support/ad_inputs.hpp"
 #include "support/check_grads.hpp"
 
 namespace st = strata;
 using st::testing::check_grads;
+using st::testing::i64s;
+using st::testing::normal;
 
-namespace {
-
-st::Tensor normal(const st::Shape& s, uint64_t seed) { return st::randn(s, seed, st::f64); }
-st::Tensor i64s(const std::vector<int64_t>& v, const st::Shape& s) { return st::from_vector(v, s); }
-
-}  // namespace
 TEST_CASE("indexing derivatives: vectorized indexing and masks", "[ad][index]") {
   const st::Tensor x = normal({4, 3, 2}, 303);
   const st::Tensor i = i64s({2, 2, 0, -1}, {2, 2});

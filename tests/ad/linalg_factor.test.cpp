@@ -14,7 +14,15 @@
 #include "support/linalg_checks.hpp"
 
 namespace st = strata;
-using namespace st::testing;  // NOLINT: the shared inputs and checkers
+using st::testing::check_grads;
+using st::testing::normal;
+using st::testing::permuted_rows;
+using st::testing::require_ascending;
+using st::testing::require_near;
+using st::testing::require_orthonormal_columns;
+using st::testing::require_pivots_match;
+using st::testing::spd;
+using st::testing::symmetric;
 
 TEST_CASE("cholesky: L L^T = A, L lower with a positive diagonal, third order", "[ad][linalg]") {
   const st::Tensor a = spd({2, 4, 4}, 1);

@@ -14,7 +14,10 @@
 #include "support/linalg_checks.hpp"
 
 namespace st = strata;
-using namespace st::testing;  // NOLINT: the shared inputs and checkers
+using st::testing::check_grads;
+using st::testing::normal;
+using st::testing::require_near;
+using st::testing::spd;
 
 namespace {
 using Mat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;

@@ -85,7 +85,8 @@ struct Inputs {
   st::Tensor Wsq = W.ix(st::slice(0, 3), st::slice(0, 3));
 };
 
-void require_close(const st::Tensor& got, const std::vector<double>& want, double tol = 1e-10) {
+void require_values_close(const st::Tensor& got, const std::vector<double>& want,
+                          double tol = 1e-10) {
   const std::vector<double> g = got.to_vector<double>();
   REQUIRE(g.size() == want.size());
   for (std::size_t i = 0; i < g.size(); ++i) {
@@ -99,25 +100,26 @@ void require_close(const st::Tensor& got, const std::vector<double>& want, doubl
 TEST_CASE("linalg gradients match PyTorch float64: factorisations", "[ad][linalg]") {
   const Inputs in;
   const st::Tensor &S = in.S, &T = in.T, &W = in.W, &W3 = in.W3, &Wsq = in.Wsq;
-  require_close(st::grad([&](const auto& s) { return st::sum(st::linalg::cholesky(s) * W); }, S),
-                kCholeskyGrad);
+  require_values_close(
+      st::grad([&](const auto& s) { return st::sum(st::linalg::cholesky(s) * W); }, S),
+      kCholeskyGrad);
   const st::Tensor c = st::from_vector(std::vector<double>{1.0, -2.0, 0.5, 3.0});
   auto eig = [&](const auto& s) {
     const auto [w, v] = st::linalg::eigh(s);
     return st::sum(w * c) + st::sum(v * v * W);
   };
-  require_close(st::grad(eig, S), kEighGrad);
+  require_values_close(st::grad(eig, S), kEighGrad);
   const st::Tensor cs = st::from_vector(std::vector<double>{1.0, -0.5, 2.0});
   auto sv = [&](const auto& t) {
     const auto [u, s, vh] = st::linalg::svd(t);
     return st::sum(s * cs) + st::sum(u * u * W3) + st::sum(vh * vh * Wsq);
   };
-  require_close(st::grad(sv, T), kSvdGrad);
+  require_values_close(st::grad(sv, T), kSvdGrad);
   auto qr = [&](const auto& t) {
     const auto [q, r] = st::linalg::qr(t);
     return st::sum(q * W3) + st::sum(r * Wsq);
   };
-  require_close(st::grad(qr, T), kQrGrad);
+  require_values_close(st::grad(qr, T), kQrGrad);
 }
 
 TEST_CASE("linalg gradients match PyTorch float64: solves and determinants", "[ad][linalg]") {
@@ -127,15 +129,16 @@ TEST_CASE("linalg gradients match PyTorch float64: solves and determinants", "[a
     return st::sum(st::linalg::solve(a, b) * W.ix(st::all, st::slice(0, 2)));
   };
   const auto [ga, gb] = st::grad(solve, A, B);
-  require_close(ga, kSolveGradA);
-  require_close(gb, kSolveGradB);
-  require_close(st::grad([](const auto& a) { return st::linalg::slogdet(a).second; }, A),
-                kLogabsdetGrad);
-  require_close(st::grad([](const auto& a) { return st::linalg::det(a); }, A), kDetGrad, 1e-9);
+  require_values_close(ga, kSolveGradA);
+  require_values_close(gb, kSolveGradB);
+  require_values_close(st::grad([](const auto& a) { return st::linalg::slogdet(a).second; }, A),
+                       kLogabsdetGrad);
+  require_values_close(st::grad([](const auto& a) { return st::linalg::det(a); }, A), kDetGrad,
+                       1e-9);
   CHECK(st::linalg::det(A).item<double>() == Approx(27.695200000000003).epsilon(1e-13));
-  require_close(st::grad([&](const auto& a) { return st::sum(st::linalg::inv(a) * W); }, A),
-                kInvGrad);
+  require_values_close(st::grad([&](const auto& a) { return st::sum(st::linalg::inv(a) * W); }, A),
+                       kInvGrad);
   const st::Tensor W3t = W3.transpose(0, 1);
-  require_close(st::grad([&](const auto& t) { return st::sum(st::linalg::pinv(t) * W3t); }, T),
-                kPinvGrad);
+  require_values_close(
+      st::grad([&](const auto& t) { return st::sum(st::linalg::pinv(t) * W3t); }, T), kPinvGrad);
 }

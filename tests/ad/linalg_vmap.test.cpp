@@ -12,7 +12,9 @@
 #include "support/linalg_checks.hpp"
 
 namespace st = strata;
-using namespace st::testing;  // NOLINT: the shared inputs and checkers
+using st::testing::normal;
+using st::testing::require_near;
+using st::testing::spd;
 
 namespace {
 // vmap(f)(xs) against f on each example of xs (stacked on axis 0).

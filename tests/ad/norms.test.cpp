@@ -7,38 +7,25 @@
 #include <string>
 
 #include "support/ad_inputs.hpp"
+#include "support/approx.hpp"
 #include "support/message_of.hpp"
 
 namespace st = strata;
 using Catch::Matchers::Contains;
 using st::testing::message_of;
 using st::testing::normal;
-
-namespace {
-void require_near(const st::Tensor& a, const st::Tensor& b, double tol) {
-  REQUIRE(a.shape() == b.shape());
-  const auto x = a.to_vector<double>(), y = b.to_vector<double>();
-  for (std::size_t i = 0; i < x.size(); ++i) CHECK(x[i] == Approx(y[i]).margin(tol));
-}
-// vmap(f)(xs) against f on each example of xs (stacked on axis 0).
-template <class F>
-void require_vmap_is_loop(F f, const st::Tensor& xs, double tol = 1e-12) {
-  const st::Tensor mapped = st::vmap(f)(xs);
-  for (int64_t i = 0; i < xs.shape()[0]; ++i) {
-    require_near(st::Tensor(mapped.ix(i)), f(st::Tensor(xs.ix(i))), tol);
-  }
-}
-}  // namespace
+using st::testing::require_approx;
+using st::testing::require_vmap_approx_loop;
 
 TEST_CASE("norms: jacfwd equals jacrev, the Hessian is symmetric", "[ad][norms]") {
   const st::Tensor x = normal({2, 5}, 512);
   auto ln = [](const auto& x) { return st::layer_norm(x, {5}); };
-  require_near(st::jacfwd(ln, x), st::jacrev(ln, x), 1e-13);
+  require_approx(st::jacfwd(ln, x), st::jacrev(ln, x), 1e-13);
   auto gn = [](const auto& x) {
     return st::sum(st::sin(st::group_norm(st::reshape(x, {1, 2, 5}), 2)));
   };
   const st::Tensor h = st::hessian(gn, x).reshape({10, 10});
-  require_near(h, h.transpose(0, 1), 1e-12);
+  require_approx(h, h.transpose(0, 1), 1e-12);
 }
 
 TEST_CASE("norms under vmap equal a loop over the examples", "[ad][norms][vmap]") {
@@ -49,20 +36,20 @@ TEST_CASE("norms under vmap equal a loop over the examples", "[ad][norms][vmap]"
   auto gn = [&](const auto& x) { return st::group_norm(x, 2, cw, cw); };
   auto bn = [&](const auto& x) { return st::batch_norm(x, m, v, cw, cw, true).out; };
   auto bn_stats = [&](const auto& x) { return st::batch_norm(x, m, v, true).running_var; };
-  require_vmap_is_loop(ln, xs);
-  require_vmap_is_loop(rms, xs);
-  require_vmap_is_loop(gn, xs);
-  require_vmap_is_loop(bn, xs);
-  require_vmap_is_loop(bn_stats, xs);
+  require_vmap_approx_loop(ln, xs);
+  require_vmap_approx_loop(rms, xs);
+  require_vmap_approx_loop(gn, xs);
+  require_vmap_approx_loop(bn, xs);
+  require_vmap_approx_loop(bn_stats, xs);
   // Per-example gradients: the rules of every op inside run on batched values.
   auto loss = [&](const auto& f) {
     return [f](const auto& x) {
       return st::sum(st::tanh(f(x)) * st::reshape(st::arange(0, 24, 1, st::f64), {2, 4, 3}));
     };
   };
-  require_vmap_is_loop(st::grad(loss(ln)), xs);
-  require_vmap_is_loop(st::grad(loss(gn)), xs);
-  require_vmap_is_loop(st::grad(loss(bn)), xs);
+  require_vmap_approx_loop(st::grad(loss(ln)), xs);
+  require_vmap_approx_loop(st::grad(loss(gn)), xs);
+  require_vmap_approx_loop(st::grad(loss(bn)), xs);
 }
 
 TEST_CASE("norms are stable far from zero and run in f32", "[ad][norms]") {
@@ -71,15 +58,15 @@ TEST_CASE("norms are stable far from zero and run in f32", "[ad][norms]") {
   const st::Tensor x32 = (normal({4, 8}, 519) + 1e3).to(st::f32), x = x32.to(st::f64);
   const st::Tensor y32 = st::layer_norm(x32, {8});
   CHECK(y32.dtype() == st::f32);
-  require_near(y32.to(st::f64), st::layer_norm(x, {8}), 1e-3);
+  require_approx(y32.to(st::f64), st::layer_norm(x, {8}), 1e-3);
   const auto r = st::batch_norm(x32, st::zeros({8}), st::ones({8}), true);
   const auto r64 = st::batch_norm(x, st::zeros({8}, st::f64), st::ones({8}, st::f64), true);
-  require_near(r.out.to(st::f64), r64.out, 1e-3);
-  require_near(r.running_var.to(st::f64), r64.running_var, 1e-4);
+  require_approx(r.out.to(st::f64), r64.out, 1e-3);
+  require_approx(r.running_var.to(st::f64), r64.running_var, 1e-4);
   // The standardised rows have mean 0 and variance 1 / (1 + eps / var).
   const st::Tensor z = st::layer_norm(normal({3, 6}, 520), {6}, 0.0);
-  require_near(st::mean(z, {1}), st::zeros({3}, st::f64), 1e-14);
-  require_near(st::var(z, {1}), st::ones({3}, st::f64), 1e-13);
+  require_approx(st::mean(z, {1}), st::zeros({3}, st::f64), 1e-14);
+  require_approx(st::var(z, {1}), st::ones({3}, st::f64), 1e-13);
 }
 
 TEST_CASE("norms: bad input gives a clear error", "[ad][norms][errors]") {

@@ -11,25 +11,13 @@
 #include <strata.hpp>
 
 #include "support/torch_cases.hpp"
-#include "support/files.hpp"
 
 namespace st = strata;
+using st::testing::require_torch_close;
 using st::testing::TorchCase;
+using st::testing::transformer_torch_file;
 
 namespace {
-
-const std::string kData = (st::testing::tests_dir() / "ad/data/transformer_torch.txt").string();
-
-void require_close(const st::Tensor& got, const st::Tensor& want, const std::string& what,
-                   double tol = 1e-10) {
-  INFO(what << ": shape " << got.shape() << " vs " << want.shape());
-  REQUIRE(got.shape() == want.shape());
-  const std::vector<double> g = got.to_vector<double>(), w = want.to_vector<double>();
-  for (std::size_t i = 0; i < g.size(); ++i) {
-    INFO(what << " element " << i);
-    CHECK(g[i] == Approx(w[i]).epsilon(tol).margin(tol));
-  }
-}
 
 /// The case's differentiable inputs (every tensor but the outputs, the cotangent and the
 /// constants), each in layout `kind` (0, 1, 2 in turn over the cases).
@@ -49,16 +37,17 @@ void check_case(const TorchCase& c, const std::vector<std::string>& names, int k
   INFO(c.op << " case at line " << c.line << " of transformer_torch.txt, layout " << kind);
   const auto in = inputs(c, names, kind);
   auto [y, pullback] = st::vjp(f, in);
-  require_close(y, c.at("out"), "out");
+  require_torch_close(y, c.at("out"), "out");
   const auto grads = pullback(c.at("cot"));
-  for (const auto& [name, g] : grads) require_close(g, c.at("g_" + name), "gradient of " + name);
+  for (const auto& [name, g] : grads)
+    require_torch_close(g, c.at("g_" + name), "gradient of " + name);
 }
 
 }  // namespace
 
 TEST_CASE("layer_norm and rms_norm match PyTorch float64", "[ad][norms][torch]") {
   int kind = 0, count = 0;
-  for (const TorchCase& c : st::testing::read_torch_cases(kData, "layer_norm")) {
+  for (const TorchCase& c : st::testing::read_torch_cases(transformer_torch_file(), "layer_norm")) {
     const st::Shape ns = c.shape("nshape");
     const double eps = c.num("eps");
     check_case(c, {"x", "w", "b"}, kind++ % 3, [&](const auto& m) {
@@ -67,7 +56,7 @@ TEST_CASE("layer_norm and rms_norm match PyTorch float64", "[ad][norms][torch]")
     });
     ++count;
   }
-  for (const TorchCase& c : st::testing::read_torch_cases(kData, "rms_norm")) {
+  for (const TorchCase& c : st::testing::read_torch_cases(transformer_torch_file(), "rms_norm")) {
     const st::Shape ns = c.shape("nshape");
     std::optional<double> eps;
     if (c.params.at("eps") != "default") eps = c.num("eps");
@@ -82,7 +71,7 @@ TEST_CASE("layer_norm and rms_norm match PyTorch float64", "[ad][norms][torch]")
 
 TEST_CASE("group_norm and batch_norm match PyTorch float64", "[ad][norms][torch]") {
   int kind = 0, count = 0;
-  for (const TorchCase& c : st::testing::read_torch_cases(kData, "group_norm")) {
+  for (const TorchCase& c : st::testing::read_torch_cases(transformer_torch_file(), "group_norm")) {
     const int64_t groups = c.integer("groups");
     const double eps = c.num("eps");
     check_case(c, {"x", "w", "b"}, kind++ % 3, [&](const auto& m) {
@@ -91,7 +80,7 @@ TEST_CASE("group_norm and batch_norm match PyTorch float64", "[ad][norms][torch]
     });
     ++count;
   }
-  for (const TorchCase& c : st::testing::read_torch_cases(kData, "batch_norm")) {
+  for (const TorchCase& c : st::testing::read_torch_cases(transformer_torch_file(), "batch_norm")) {
     const bool training = c.flag("training"), affine = c.flag("affine");
     const double momentum = c.num("momentum"), eps = c.num("eps");
     // The running statistics are plain tensors beside differentiated inputs (mixed levels).
@@ -107,8 +96,8 @@ TEST_CASE("group_norm and batch_norm match PyTorch float64", "[ad][norms][torch]
                               rv_before = rv.to_vector<double>();
     const auto r = bn(inputs(c, {"x", "w", "b"}, 0));
     INFO("batch_norm case at line " << c.line);
-    require_close(r.running_mean, c.at("out1"), "running_mean");
-    require_close(r.running_var, c.at("out2"), "running_var");
+    require_torch_close(r.running_mean, c.at("out1"), "running_mean");
+    require_torch_close(r.running_var, c.at("out2"), "running_var");
     CHECK(rm.to_vector<double>() == rm_before);
     CHECK(rv.to_vector<double>() == rv_before);
     ++count;

@@ -11,12 +11,13 @@
 #include <vector>
 
 #include "support/device.hpp"
+#include "support/diff_ref.hpp"
 
 namespace st = strata;
+using st::testing::diff_ref::kInf;
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 st::Tensor vec(std::vector<double> v) { return st::from_vector(v).to(st::f32); }

@@ -12,18 +12,18 @@
 
 #include "support/message_of.hpp"
 #include "support/torch_cases.hpp"
-#include "support/files.hpp"
 
 namespace st = strata;
 namespace nn = st::nn;
 using Catch::Matchers::Contains;
 using st::testing::message_of;
 using st::testing::TorchCase;
+using st::testing::transformer_torch_file;
 
 namespace {
-const std::string kData = (st::testing::tests_dir() / "ad/data/transformer_torch.txt").string();
-
-void require_close(const st::Tensor& got, const st::Tensor& want, const std::string& what) {
+/// got equal to PyTorch's want within 1e-12 relative, 1e-13 absolute, element by element.
+void require_torch_close_tight(const st::Tensor& got, const st::Tensor& want,
+                               const std::string& what) {
   INFO(what);
   REQUIRE(got.shape() == want.shape());
   const std::vector<double> g = got.to_vector<double>(), w = want.to_vector<double>();
@@ -34,17 +34,19 @@ void require_close(const st::Tensor& got, const st::Tensor& want, const std::str
 
 TEST_CASE("cross_entropy with ignore_index matches PyTorch float64", "[nn][torch]") {
   int count = 0;
-  for (const TorchCase& c : st::testing::read_torch_cases(kData, "cross_entropy")) {
+  for (const TorchCase& c :
+       st::testing::read_torch_cases(transformer_torch_file(), "cross_entropy")) {
     INFO("cross_entropy case at line " << c.line << " of transformer_torch.txt");
     const int64_t ignore = c.integer("ignore_index");
     const st::Tensor labels = c.at("labels").to(st::i64);
     const st::Tensor z = c.at("z");
     auto loss = [&](const auto& x) { return nn::cross_entropy(x, labels, ignore); };
-    require_close(loss(z), c.at("out"), "loss");
+    require_torch_close_tight(loss(z), c.at("out"), "loss");
     // The gradient of cot * loss (cot is a 0-d cotangent).
-    require_close(st::grad(loss, z) * c.at("cot"), c.at("g_z"), "gradient");
+    require_torch_close_tight(st::grad(loss, z) * c.at("cot"), c.at("g_z"), "gradient");
     // Transposed logits give the same loss.
-    require_close(loss(st::testing::in_layout(z, 1)), c.at("out"), "loss, transposed layout");
+    require_torch_close_tight(loss(st::testing::in_layout(z, 1)), c.at("out"),
+                              "loss, transposed layout");
     ++count;
   }
   CHECK(count == 10);

@@ -13,30 +13,19 @@
 #include "support/check_grads.hpp"
 #include "support/message_of.hpp"
 #include "support/torch_cases.hpp"
-#include "support/files.hpp"
 
 namespace st = strata;
 namespace nn = st::nn;
 using Catch::Matchers::Contains;
 using st::testing::message_of;
+using st::testing::require_torch_close;
 using st::testing::TorchCase;
-
-namespace {
-const std::string kData = (st::testing::tests_dir() / "ad/data/transformer_torch.txt").string();
-
-void require_close(const st::Tensor& got, const st::Tensor& want, const std::string& what,
-                   double tol = 1e-10) {
-  INFO(what << ": shape " << got.shape() << " vs " << want.shape());
-  REQUIRE(got.shape() == want.shape());
-  const std::vector<double> g = got.to_vector<double>(), w = want.to_vector<double>();
-  for (std::size_t i = 0; i < g.size(); ++i) CHECK(g[i] == Approx(w[i]).epsilon(tol).margin(tol));
-}
-}  // namespace
+using st::testing::transformer_torch_file;
 
 TEST_CASE("TransformerBlock matches a nanoGPT block in PyTorch float64",
           "[nn][transformer][torch]") {
   int count = 0;
-  for (const TorchCase& c : st::testing::read_torch_cases(kData, "block")) {
+  for (const TorchCase& c : st::testing::read_torch_cases(transformer_torch_file(), "block")) {
     INFO("block case at line " << c.line << " of transformer_torch.txt");
     const nn::TransformerBlock block(c.integer("dim"), c.integer("heads"), 0.0, st::f64, "", 4,
                                      c.flag("causal"));
@@ -49,10 +38,11 @@ TEST_CASE("TransformerBlock matches a nanoGPT block in PyTorch float64",
     for (const auto& [name, t] : block.init(0)) CHECK(params.count(name) == 1);
     auto f = [&](const auto& p, const auto& x) { return block(p, x); };
     auto [y, pullback] = st::vjp(f, params, c.at("x"));
-    require_close(y, c.at("out"), "out");
+    require_torch_close(y, c.at("out"), "out");
     const auto [gp, gx] = pullback(c.at("cot"));
-    require_close(gx, c.at("g_x"), "gradient of x");
-    for (const auto& [name, g] : gp) require_close(g, c.at("g_" + name), "gradient of " + name);
+    require_torch_close(gx, c.at("g_x"), "gradient of x");
+    for (const auto& [name, g] : gp)
+      require_torch_close(g, c.at("g_" + name), "gradient of " + name);
     ++count;
   }
   CHECK(count == 3);
@@ -70,10 +60,11 @@ TEST_CASE("TransformerBlock: derivatives, vmap, dropout keys", "[nn][transformer
   const st::Tensor ys = st::vmap([&](const auto& x) { return block(p, x); })(xs);
   for (int64_t i = 0; i < 3; ++i) {
     const st::Tensor xi = xs.ix(i);
-    require_close(st::Tensor(ys.ix(i)), block(p, xi), "vmap output", 1e-12);
+    require_torch_close(st::Tensor(ys.ix(i)), block(p, xi), "vmap output", 1e-12);
     const nn::Params gi = st::grad(loss, st::argnums<0>, p, xi);
     for (const auto& [name, g] : gi) {
-      require_close(st::Tensor(mapped.at(name).ix(i)), g, "per-example gradient of " + name, 1e-12);
+      require_torch_close(st::Tensor(mapped.at(name).ix(i)), g, "per-example gradient of " + name,
+                          1e-12);
     }
   }
   // With a key the residual branches are dropped out: reproducible per key, off without one.
@@ -93,7 +84,8 @@ TEST_CASE("LayerNorm, Dropout, MultiHeadAttention on their own", "[nn][transform
   CHECK(p.at("ln.bias").to_vector<double>() == std::vector<double>(5, 0.0));
   p["ln.weight"] = st::randn({5}, 903, st::f64);
   const st::Tensor x = st::randn({2, 5}, 904, st::f64);
-  require_close(ln(p, x), st::layer_norm(x, {5}, p.at("ln.weight"), p.at("ln.bias")), "LayerNorm");
+  require_torch_close(ln(p, x), st::layer_norm(x, {5}, p.at("ln.weight"), p.at("ln.bias")),
+                      "LayerNorm");
   const nn::Dropout drop(0.5);
   CHECK(drop(x, std::nullopt).to_vector<double>() == x.to_vector<double>());
   CHECK(drop(x, st::Key(1)).to_vector<double>() ==
@@ -105,9 +97,9 @@ TEST_CASE("LayerNorm, Dropout, MultiHeadAttention on their own", "[nn][transform
   const st::Tensor qkv = st::matmul(h, w.at("c_attn.weight").transpose(0, 1)) + w.at("c_attn.bias");
   const auto parts = st::split(qkv, {4, 4, 4}, -1);
   const st::Tensor att = st::scaled_dot_product_attention(parts[0], parts[1], parts[2]);
-  require_close(mha(w, h),
-                st::matmul(att, w.at("c_proj.weight").transpose(0, 1)) + w.at("c_proj.bias"),
-                "one-head attention");
+  require_torch_close(mha(w, h),
+                      st::matmul(att, w.at("c_proj.weight").transpose(0, 1)) + w.at("c_proj.bias"),
+                      "one-head attention");
   CHECK_THAT(message_of<st::ValueError>([] { nn::MultiHeadAttention(6, 4); }),
              Contains("MultiHeadAttention: dim = 6 must be a positive multiple of heads = 4"));
   CHECK_THAT(message_of<st::ValueError>([] { nn::Dropout(1.0); }), Contains("Dropout: p = 1"));

@@ -21,17 +21,12 @@ using tt::dname;
 using tt::kAllDTypes;
 using tt::kInf;
 using tt::kNaN;
+using tt::numel_of;
 using Idx = std::vector<int64_t>;
 
 namespace {
 
 constexpr DType kFloatDTypes[] = {st::f32, st::f64};
-
-int64_t numel_of(const Shape& s) {
-  int64_t n = 1;
-  for (int64_t d : s) n *= d;
-  return n;
-}
 
 /// numpy.arange by its defining loop: start + i * step while below (above) stop.
 std::vector<double> arange_loop(double start, double stop, double step) {

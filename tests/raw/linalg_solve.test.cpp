@@ -8,7 +8,6 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
-#include <limits>
 #include <utility>
 #include <vector>
 
@@ -19,11 +18,10 @@ namespace tt = strata::testing;
 using st::DType;
 using st::RawTensor;
 using st::Shape;
+using tt::kNaN;
 using tt::MatD;
 
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 /// Triangular matrices for opts (well-conditioned): the read triangle 0.3 normal / sqrt(n), the
 /// diagonal 1 + |normal|

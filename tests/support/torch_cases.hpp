@@ -13,7 +13,10 @@
 #include <string>
 #include <vector>
 
+#include <catch2/catch.hpp>
 #include <strata.hpp>
+
+#include "support/files.hpp"
 
 namespace strata::testing {
 
@@ -100,6 +103,23 @@ inline Tensor in_layout(const Tensor& x, int kind) {
     return wide.ix(ellipsis, 0);
   }
   return x;
+}
+
+/// The PyTorch float64 references of the transformer pieces (ad/data/transformer_torch.py).
+inline std::string transformer_torch_file() {
+  return (tests_dir() / "ad/data/transformer_torch.txt").string();
+}
+
+/// got equal to PyTorch's want up to tol, relative and absolute, element by element.
+inline void require_torch_close(const Tensor& got, const Tensor& want, const std::string& what,
+                                double tol = 1e-10) {
+  INFO(what << ": shape " << got.shape() << " vs " << want.shape());
+  REQUIRE(got.shape() == want.shape());
+  const std::vector<double> g = got.to_vector<double>(), w = want.to_vector<double>();
+  for (std::size_t i = 0; i < g.size(); ++i) {
+    INFO(what << " element " << i);
+    CHECK(g[i] == Approx(w[i]).epsilon(tol).margin(tol));
+  }
 }
 
 }  // namespace strata::testing
