@@ -29,7 +29,7 @@ st::SparsityPattern tridiagonal(int64_t n) {
 }
 
 /// The arrowhead with a tridiagonal band: the Hessian of the bench row.
-st::SparsityPattern arrowhead(int64_t n) {
+st::SparsityPattern arrowhead_pattern(int64_t n) {
   // Row by row (n is up to 10^5: no test of all n^2 positions).
   std::vector<int64_t> crow{0}, col;
   for (int64_t i = 0; i < n; ++i) {
@@ -89,12 +89,12 @@ TEST_CASE("star colourings: adjacent vertices differ, no two-coloured path on fo
     const st::Colouring t = st::star_colouring(tridiagonal(n));
     require_star(tridiagonal(n), t.colour);
     CHECK(t.count == (n <= 3 ? 2 : 3));  // a path on 3 vertices is a star: 2 colours
-    const st::Colouring a = st::star_colouring(arrowhead(n));
-    require_star(arrowhead(n), a.colour);
+    const st::Colouring a = st::star_colouring(arrowhead_pattern(n));
+    require_star(arrowhead_pattern(n), a.colour);
     CHECK(a.count <= 4);
     CHECK(colours_used(a.colour) == a.count);
   }
-  CHECK(st::star_colouring(arrowhead(100000)).count <= 4);
+  CHECK(st::star_colouring(arrowhead_pattern(100000)).count <= 4);
   for (uint64_t seed : {4, 5, 6, 7}) {
     const st::SparsityPattern p = random_symmetric(60, 5, seed);
     const st::Colouring c = st::star_colouring(p);
@@ -132,7 +132,7 @@ TEST_CASE("the sparse derivatives' colour counts on the bench patterns", "[ad][s
     return st::sum(u * u * w * w) + st::sum(head * head * last) + st::sum(st::cos(v));
   };
   const st::SparsePlan hp = st::sparse_hessian_plan(arrow, x);
-  CHECK(hp.pattern() == arrowhead(n));
+  CHECK(hp.pattern() == arrowhead_pattern(n));
   CHECK(hp.colours() <= 4);
   require_star(hp.pattern(), hp.colouring().colour);
 }

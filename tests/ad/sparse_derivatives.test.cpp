@@ -15,10 +15,9 @@
 
 namespace st = strata;
 using sparse_checks::pattern_of;
+using sparse_checks::point;
 
 namespace {
-
-st::Tensor point(int64_t n, uint64_t seed) { return st::randn({n}, seed, st::f64); }
 
 /// Every entry of the sparse matrix and the dense one agree, and the dense one is zero
 /// off the pattern.

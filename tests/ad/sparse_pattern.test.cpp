@@ -16,10 +16,9 @@ namespace st = strata;
 using sparse_checks::contains_all;
 using sparse_checks::pattern_of;
 using sparse_checks::pattern_where;
+using sparse_checks::point;
 
 namespace {
-
-st::Tensor point(int64_t n, uint64_t seed) { return st::randn({n}, seed, st::f64); }
 
 /// The nonzeros of the dense Jacobian at two random points, united.
 template <class F>

@@ -14,6 +14,9 @@ namespace sparse_checks {
 
 namespace st = strata;
 
+/// A point of n standard normal f64 values from a seed.
+inline st::Tensor point(int64_t n, uint64_t seed) { return st::randn({n}, seed, st::f64); }
+
 /// The CSR pattern of the nonzeros of a dense [rows, cols] f64 matrix.
 inline st::SparsityPattern pattern_of(const st::Tensor& dense) {
   REQUIRE(dense.ndim() == 2);
