@@ -5,7 +5,6 @@ BUILD      ?= build
 SAN_BUILD  ?= build-sanitize
 CLANG_BUILD ?= build-clang
 TSAN_BUILD ?= build-tsan
-FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
 JOBS       ?= $(shell nproc)
 # ccache keys on paths relative to the checkout, so every clone shares its cache;
@@ -123,9 +122,11 @@ space := $(subst ,, )
 # The whole test suite again, built with clang 14, AddressSanitizer and UBSan
 # (and without CUDA, so CI also checks the CPU-only build). With `make test`
 # (gcc 12) it is how CI builds and runs everything with both compilers.
+SAN_CONFIGURE = CC=clang CXX=clang++ cmake -S . -B $(SAN_BUILD) $(SAN_BUILD_TYPE) -DSTRATA_SANITIZE=ON \
+  -DSTRATA_FUZZ=ON -DSTRATA_CUDA=OFF -DSTRATA_BUILD_TESTS=ON -DSTRATA_BUILD_EXAMPLES=ON \
+  -DSTRATA_BUILD_BENCH=OFF $(CMAKE_FLAGS)
 test-sanitize: clang-deps
-	CC=clang CXX=clang++ cmake -S . -B $(SAN_BUILD) $(SAN_BUILD_TYPE) -DSTRATA_SANITIZE=ON -DSTRATA_CUDA=OFF \
-	  -DSTRATA_BUILD_TESTS=ON -DSTRATA_BUILD_EXAMPLES=ON -DSTRATA_BUILD_BENCH=OFF $(CMAKE_FLAGS)
+	$(SAN_CONFIGURE)
 	cmake --build $(SAN_BUILD) -j$(JOBS)
 	cd $(SAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --output-on-failure --no-tests=error -j$(JOBS) -LE install
@@ -154,16 +155,15 @@ test-tsan: clang-deps
 	  -R '^($(subst $(space),|,$(TSAN_SUITES)))$$'
 
 # libFuzzer (clang, ASan + UBSan) on the checkpoint loader, its metadata reader
-# and a tensor's JSON form, FUZZ_SECONDS each. The build writes the seed corpus
-# with strata's own save functions; crashes land in $(FUZZ_BUILD)/tests/fuzz/. The dist
-# layer (MPI) is left out of this build: nothing in it is fuzzed.
+# and a tensor's JSON form, FUZZ_SECONDS each. The targets are part of the ASan + UBSan
+# build (after make test-sanitize, only they are left to build); the build writes the
+# seed corpus with strata's own save functions; crashes land in $(SAN_BUILD)/tests/fuzz/.
+FUZZ_TARGETS := load_safetensors load_safetensors_metadata tensor_from_json
 fuzz: clang-deps
-	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) $(SAN_BUILD_TYPE) -DSTRATA_FUZZ=ON -DSTRATA_MPI=OFF \
-	  -DSTRATA_CUDA=OFF -DSTRATA_BUILD_TESTS=OFF -DSTRATA_BUILD_EXAMPLES=OFF -DSTRATA_BUILD_BENCH=OFF \
-	  $(CMAKE_FLAGS)
-	cmake --build $(FUZZ_BUILD) -j$(JOBS)
-	cd $(FUZZ_BUILD)/tests/fuzz && failed=""; \
-	for t in load_safetensors load_safetensors_metadata tensor_from_json; do \
+	$(SAN_CONFIGURE)
+	cmake --build $(SAN_BUILD) -j$(JOBS) --target strata_fuzz_corpus $(FUZZ_TARGETS:%=fuzz_%)
+	cd $(SAN_BUILD)/tests/fuzz && failed=""; \
+	for t in $(FUZZ_TARGETS); do \
 	  echo "strata: fuzzing $$t for $(FUZZ_SECONDS) s"; \
 	  mkdir -p corpus/$$t.found; \
 	  ./fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -print_final_stats=1 \
@@ -181,4 +181,4 @@ format:
 	clang-format -i $$(git ls-files '*.hpp' '*.cpp')
 
 clean:
-	rm -rf $(BUILD) $(SAN_BUILD) $(CLANG_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(SAN_BUILD) $(CLANG_BUILD) $(TSAN_BUILD)
