@@ -13,7 +13,7 @@ JOBS       ?= $(shell nproc)
 export CCACHE_BASEDIR ?= $(CURDIR)
 export CCACHE_NOHASHDIR ?= 1
 APT_PACKAGES := cmake g++ make libeigen3-dev catch2 nlohmann-json3-dev ccache libsleef-dev libdnnl-dev libopenblas0-pthread wamerican \
-                doxygen libopenmpi-dev openmpi-bin
+                doxygen libopenmpi-dev openmpi-bin zlib1g-dev
 CMAKE_FLAGS ?=
 
 # Peers only `make bench` needs (never `make test`): the BLAS libraries and PyTorch.
@@ -154,11 +154,11 @@ test-tsan: clang-deps
 	  suppressions=$(abspath tests/tsan.supp)" ctest --output-on-failure --no-tests=error -j$(JOBS) \
 	  -R '^($(subst $(space),|,$(TSAN_SUITES)))$$'
 
-# libFuzzer (clang, ASan + UBSan) on the checkpoint loader, its metadata reader
-# and a tensor's JSON form, FUZZ_SECONDS each. The targets are part of the ASan + UBSan
+# libFuzzer (clang, ASan + UBSan) on the checkpoint loader, its metadata reader,
+# a tensor's JSON form and the IDX loader, FUZZ_SECONDS each. The targets are part of the ASan + UBSan
 # build (after make test-sanitize, only they are left to build); the build writes the
 # seed corpus with strata's own save functions; crashes land in $(SAN_BUILD)/tests/fuzz/.
-FUZZ_TARGETS := load_safetensors load_safetensors_metadata tensor_from_json
+FUZZ_TARGETS := load_safetensors load_safetensors_metadata tensor_from_json load_idx
 fuzz: clang-deps
 	$(SAN_CONFIGURE)
 	cmake --build $(SAN_BUILD) -j$(JOBS) --target strata_fuzz_corpus $(FUZZ_TARGETS:%=fuzz_%)
