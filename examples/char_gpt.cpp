@@ -103,7 +103,8 @@ int run(int argc, char** argv) {
   std::printf("%lld layers, %lld heads, width %lld, block %lld: %.2fM parameters on %s\n",
               (long long)c.layers, (long long)c.heads, (long long)c.width, (long long)c.block,
               double(nn::num_parameters(params)) / 1e6, cuda ? "cuda:0" : "the CPU");
-  nn::AdamW opt(nn::AdamOptions{.lr = c.lr, .beta2 = 0.99, .weight_decay = 0.1});
+  nn::AdamW opt(
+      nn::AdamOptions{.lr = c.lr, .beta2 = 0.99, .weight_decay = 0.1, .decay_min_ndim = 2});
   const nn::WarmupCosine schedule{
       .max_lr = c.lr, .min_lr = c.lr / 10, .warmup = c.warmup, .decay = c.iters};
   const st::Key key(1337);

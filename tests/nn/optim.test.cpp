@@ -132,6 +132,24 @@ TEST_CASE("Adam and AdamW against Kingma & Ba / Loshchilov & Hutter", "[nn]") {
     nn::AdamW opt({.lr = lr, .beta1 = b1, .beta2 = b2, .eps = eps, .weight_decay = 0.1});
     compare(opt, pr, adam(0, 0.1), 1e-12);
   }
+  SECTION("AdamW decays only parameters of decay_min_ndim dims or more (nanoGPT's groups)") {
+    const nn::AdamOptions o{.lr = lr, .beta1 = b1, .beta2 = b2, .eps = eps, .weight_decay = 0.1};
+    nn::AdamOptions grouped_o = o, none_o = o;
+    grouped_o.decay_min_ndim = 2;
+    none_o.weight_decay = 0;
+    nn::AdamW grouped(grouped_o), all(o), none(none_o);
+    nn::Params pg = pr.params(), pa = pr.params(), pn = pr.params();
+    for (int s = 0; s < 5; ++s) {
+      grouped.step(pg, pr.grad(s));
+      all.step(pa, pr.grad(s));
+      none.step(pn, pr.grad(s));
+    }
+    // "a" is [3, 4]: decayed; "b" is [5]: not.
+    CHECK(pg.at("a").to_vector<double>() == pa.at("a").to_vector<double>());
+    CHECK(pg.at("b").to_vector<double>() == pn.at("b").to_vector<double>());
+    CHECK(pg.at("b").to_vector<double>() != pa.at("b").to_vector<double>());
+    CHECK_THROWS_AS(nn::AdamW(nn::AdamOptions{.decay_min_ndim = -1}), st::ValueError);
+  }
   SECTION("defaults (lr 1e-3, betas 0.9/0.999, eps 1e-8; AdamW decay 0.01)") {
     nn::Params params = pr.params(), ref = pr.params();
     nn::Adam a;
