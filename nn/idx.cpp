@@ -198,9 +198,16 @@ Tensor load_impl(const std::string& path) {
         src.gzip() ? "gzip stream can inflate to (at most " : "file holds (", src.capacity(header),
         " bytes after the header; truncated file?)");
   }
-  const std::size_t n = std::size_t(count);
-  std::vector<unsigned char> data(n * type->bytes);
-  if (!data.empty()) src.read(data.data(), data.size(), "the elements");
+  // Read in chunks, so a gzip header that claims more than its stream holds commits memory
+  // only for what actually inflates.
+  const std::size_t n = std::size_t(count), total = n * type->bytes;
+  constexpr std::size_t kChunk = std::size_t(1) << 24;
+  std::vector<unsigned char> data;
+  while (data.size() < total) {
+    const std::size_t done = data.size(), step = std::min(kChunk, total - done);
+    data.resize(done + step);
+    src.read(data.data() + done, step, "the elements");
+  }
   src.finish();
 
   RawTensor t = raw::empty(shape, type->dtype, Device::cpu());  // filled from the file here
