@@ -6,6 +6,7 @@
 //   char_gpt [--small] [--device cuda] [--iters N] [--data FILE]
 // --small trains a tiny model for a few steps (the test); --device cuda trains nanoGPT's GPU
 // configuration on cuda:0.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -83,10 +84,12 @@ int run(int argc, char** argv) {
          .width = 32,
          .batch = 4,
          .iters = 40,
+         .warmup = 4,
          .eval_every = 20,
          .eval_iters = 4};
   }
   if (iters) c.iters = *iters;
+  c.warmup = std::min(c.warmup, c.iters);
   const st::Device device = cuda ? st::Device::cuda(0) : st::Device::cpu();
   const st::DefaultDevice on(device);
 

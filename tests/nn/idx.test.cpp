@@ -140,14 +140,14 @@ TEST_CASE("load_idx reads MNIST's shapes and empty dims", "[nn][idx]") {
   const std::vector<int32_t> v = t.to_vector<int32_t>();
   for (int i = 0; i < 3 * 28 * 28; i += 97) CHECK(v[std::size_t(i)] == i % 251);
   const st::Tensor labels =
-      st::load_idx(idx_file("labels", idx_header(0x08, {4}) + "\x01\x09\x00\x03"));
+      st::load_idx(idx_file("labels", idx_header(0x08, {4}) + std::string("\x01\x09\x00\x03", 4)));
   CHECK(labels.to_vector<int32_t>() == std::vector<int32_t>{1, 9, 0, 3});
   CHECK(st::load_idx(idx_file("empty", idx_header(0x0D, {0, 5}))).shape() == st::Shape{0, 5});
 }
 
 TEST_CASE("load_idx refuses bad headers and sizes", "[nn][idx]") {
   const std::string good = idx_header(0x08, {2, 2}) + "\x01\x02\x03\x04";
-  CHECK_THAT(idx_error("magic", "\x01\x00\x08\x01\x00\x00\x00\x01x"),
+  CHECK_THAT(idx_error("magic", std::string("\x01\x00\x08\x01\x00\x00\x00\x01x", 9)),
              Contains("load_idx") && Contains("not an IDX file"));
   CHECK_THAT(idx_error("type", idx_header(0x0A, {1}) + "x"),
              Contains("element type code 10 is not an IDX type"));
