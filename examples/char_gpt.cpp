@@ -131,7 +131,10 @@ int run(int argc, char** argv) {
       std::fflush(stdout);
     }
     if (step == c.iters) break;
-    const auto [x, y] = nn::sample_batch(train, c.batch, c.block, st::fold_in(k_batch, step));
+    // A pair, not a structured binding: clang 14 cannot capture bindings in the lambda below.
+    const std::pair<st::Tensor, st::Tensor> xy =
+        nn::sample_batch(train, c.batch, c.block, st::fold_in(k_batch, step));
+    const st::Tensor &x = xy.first, &y = xy.second;
     const std::optional<st::Key> drop =
         c.dropout > 0 ? std::optional<st::Key>(st::fold_in(k_drop, step)) : std::nullopt;
     auto [loss, grads] = st::value_and_grad(
