@@ -76,18 +76,9 @@ int run(int argc, char** argv) {
     if (std::strcmp(argv[i], "--device") == 0 && i + 1 < argc)
       cuda = std::string(argv[++i]) == "cuda";
   }
-  char_gpt::Config c = cuda ? char_gpt::gpu_config() : char_gpt::cpu_config();
-  if (small) {
-    c = {.block = 16,
-         .layers = 1,
-         .heads = 2,
-         .width = 32,
-         .batch = 4,
-         .iters = 40,
-         .warmup = 4,
-         .eval_every = 20,
-         .eval_iters = 4};
-  }
+  char_gpt::Config c = small  ? char_gpt::tiny_config()
+                       : cuda ? char_gpt::gpu_config()
+                              : char_gpt::cpu_config();
   if (iters) c.iters = *iters;
   c.warmup = std::min(c.warmup, c.iters);
   const st::Device device = cuda ? st::Device::cuda(0) : st::Device::cpu();

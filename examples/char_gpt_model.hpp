@@ -49,6 +49,19 @@ inline Config gpu_config() {
           .eval_iters = 200};
 }
 
+/// A model of 20,000 parameters trained for 40 steps: what the tests run (char_gpt --small).
+inline Config tiny_config() {
+  return {.block = 16,
+          .layers = 1,
+          .heads = 2,
+          .width = 32,
+          .batch = 4,
+          .iters = 40,
+          .warmup = 4,
+          .eval_every = 20,
+          .eval_iters = 4};
+}
+
 /// token and position embeddings ("transformer.wte", "transformer.wpe"), pre-norm blocks
 /// ("transformer.h.<i>."), a final LayerNorm ("transformer.ln_f") and an output layer tied to
 /// the token embedding (logits = x wte^T), as nanoGPT's GPT.
