@@ -40,6 +40,8 @@ struct RulePrims {
   static L slice(const L& x, int64_t axis, std::optional<int64_t> start,
                  std::optional<int64_t> stop, int64_t step);
   static L pad(const L& x, const Pads& pads);
+  static L windows(const L& x, const Window& w);
+  static L fold(const L& y, const Window& w, const Shape& spatial);
   static L cast(const L& x, DType dtype);
   static L concat(const std::vector<L>& xs, int64_t axis);
   static L matmul(const L& a, const L& b);
@@ -132,6 +134,16 @@ L RulePrims<Self, L>::slice(const L& x, int64_t axis, std::optional<int64_t> sta
 template <class Self, class L>
 L RulePrims<Self, L>::pad(const L& x, const Pads& pads) {
   return Self::apply(rules::Pad{pads}, x);
+}
+
+template <class Self, class L>
+L RulePrims<Self, L>::windows(const L& x, const Window& w) {
+  return Self::apply(rules::Windows{w}, x);
+}
+
+template <class Self, class L>
+L RulePrims<Self, L>::fold(const L& y, const Window& w, const Shape& spatial) {
+  return Self::apply(rules::Fold{w, spatial}, y);
 }
 
 template <class Self, class L>

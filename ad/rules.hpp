@@ -39,6 +39,7 @@
 #include "ad/rules/reduce.hpp"
 #include "ad/rules/select.hpp"
 #include "ad/rules/spectral.hpp"
+#include "ad/rules/windows.hpp"
 
 namespace strata::rules {
 

@@ -124,6 +124,34 @@ Layout Layout::slice(int64_t axis, std::optional<int64_t> start, std::optional<i
   return out;
 }
 
+Layout Layout::windows(const Window& w) const {
+  const Shape counts = window_counts(shape, w, "windows");
+  const int64_t k = w.kernel.ndim(), lead = ndim() - k;
+  Layout out{Shape(shape.begin(), shape.begin() + lead),
+             Strides(strides.begin(), strides.begin() + lead), offset};
+  // A size-1 axis keeps the axis's own stride, whatever the step; otherwise the product is
+  // at most the axis's reach, (O - 1) s <= S - 1 and (K - 1) d <= S - 1, checked all the
+  // same (the layout of an empty tensor is never checked against int64).
+  auto step = [&](int64_t i, int64_t n, int64_t by) {
+    int64_t st = strides[lead + i];
+    if (n > 1 && __builtin_mul_overflow(st, by, &st)) {
+      detail::fail<ValueError>("windows", "the step of axis ", lead + i, " overflows (stride ",
+                               strides[lead + i], " times ", by, ")");
+    }
+    return st;
+  };
+  for (int64_t i = 0; i < k; ++i) {
+    out.shape.push_back(counts[i]);
+    out.strides.push_back(step(i, counts[i], w.stride[i]));
+  }
+  for (int64_t i = 0; i < k; ++i) {
+    out.shape.push_back(w.kernel[i]);
+    out.strides.push_back(step(i, w.kernel[i], w.dilation[i]));
+  }
+  checked_numel(out.shape, "windows");
+  return out;
+}
+
 Layout Layout::select(int64_t axis, int64_t index) const {
   axis = normalize_axis(axis, shape, "select");
   const int64_t n = shape[axis];

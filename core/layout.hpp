@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "core/shape.hpp"
+#include "core/window.hpp"
 
 namespace strata {
 
@@ -49,6 +50,10 @@ struct Layout {
   Layout squeeze(int64_t axis) const;
   /// Inserts a size-1 axis at position axis in [-ndim-1, ndim].
   Layout unsqueeze(int64_t axis) const;
+  /// The sliding windows over the trailing w.kernel.size() axes (st::windows):
+  /// [..., S1..Sk] -> [..., O1..Ok, K1..Kk], element [..., o, k] at [..., o * stride + k *
+  /// dilation]; windows that overlap share elements. Throws as window_counts (op "windows").
+  Layout windows(const Window& w) const;
   /// The same elements under a new shape without moving data, when the strides allow it.
   std::optional<Layout> reshape_view(const Shape& new_shape) const;
 };

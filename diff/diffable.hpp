@@ -14,6 +14,7 @@
 ///   sum(x, axes, keepdims)          max(x, axes, keepdims)
 ///   permute(x, dims)  expand(x, shape)  reshape(x, shape)
 ///   slice(x, axis, start, stop, step)   pad(x, pads) (zeros)   concat(xs, axis)
+///   windows(x, w) (a view: [..., S...] -> [..., O..., K...])   fold(y, w, spatial) (its transpose)
 ///   cast(x, dtype)    matmul(a, b) (rank >= 2, batch dims broadcast)
 ///   index_select(x, axis, idx)      index_add(x, axis, idx, src)  (idx a plain Tensor)
 ///   cholesky(a)   triangular_solve(a, b, opts)   lu(a) -> 3   eigh(a) -> 2   svd(a) -> 3
@@ -33,6 +34,7 @@
 #include "core/device.hpp"
 #include "core/dtype.hpp"
 #include "core/shape.hpp"
+#include "core/window.hpp"
 #include "raw/primitives.hpp"
 
 namespace strata {
@@ -48,7 +50,8 @@ using Pads = std::vector<std::pair<int64_t, int64_t>>;
 
 template <class T>
 concept Diffable = requires(const T& x, const Tensor& t, const Shape& s, UnaryOp u, BinaryOp b,
-                            const std::vector<T>& xs, std::optional<int64_t> o, const Pads& p) {
+                            const std::vector<T>& xs, std::optional<int64_t> o, const Pads& p,
+                            const Window& w) {
   { x.shape() } -> std::convertible_to<Shape>;
   { x.dtype() } -> std::convertible_to<DType>;
   { x.device() } -> std::convertible_to<Device>;
@@ -63,6 +66,8 @@ concept Diffable = requires(const T& x, const Tensor& t, const Shape& s, UnaryOp
   { Prims<T>::slice(x, int64_t{}, o, o, int64_t{}) } -> std::same_as<T>;
   { Prims<T>::pad(x, p) } -> std::same_as<T>;
   { Prims<T>::concat(xs, int64_t{}) } -> std::same_as<T>;
+  { Prims<T>::windows(x, w) } -> std::same_as<T>;
+  { Prims<T>::fold(x, w, s) } -> std::same_as<T>;
   { Prims<T>::cast(x, DType{}) } -> std::same_as<T>;
   { Prims<T>::matmul(x, x) } -> std::same_as<T>;
   { Prims<T>::index_select(x, int64_t{}, t) } -> std::same_as<T>;

@@ -2,11 +2,12 @@
 #pragma once
 /// The movement ops: views that only rewrite the layout (reshape when the strides
 /// allow it, permute, expand, transpose, squeeze, unsqueeze, flatten, flip,
-/// slice), and pad, cast, concat, stack and split.
+/// slice, windows), and pad, cast, concat, stack, split and fold.
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "diff/arithmetic.hpp"
@@ -93,6 +94,39 @@ T pad(const T& x, const Pads& pads, double value = 0.0) {
   if (value == 0.0) return out;
   const Tensor border(raw::pad(raw::full(x.shape(), 0.0, x.dtype(), x.device()), pads, value));
   return out + Prims<T>::constant(border);
+}
+/// The sliding windows of x over its trailing kernel.size() axes (numpy's sliding_window_view,
+/// with a stride and a dilation): [..., S1..Sk] -> [..., O1..Ok, K1..Kk], element [..., o, k]
+/// being x[..., o * stride + k * dilation], O = (S - dilation (K - 1) - 1) / stride + 1. A view:
+/// overlapping windows share elements. stride and dilation take one entry per axis, one for
+/// every axis, or none (1). Throws ShapeError for a window longer than its axis (pad first)
+/// or x of too few axes, ValueError for a kernel, stride or dilation < 1. Example:
+/// `st::windows(img, {3, 3}, {2})` gives img's 3 x 3 patches two apart.
+template <Diffable T>
+T windows(const T& x, const Shape& kernel, const Shape& stride = {}, const Shape& dilation = {}) {
+  const int64_t k = kernel.ndim();
+  return Prims<T>::windows(x, Window{kernel, detail::per_axis(stride, k, 1, "stride", "windows"),
+                                     detail::per_axis(dilation, k, 1, "dilation", "windows")});
+}
+/// The transpose of windows (col2im; torch.nn.functional.fold's sum): y [..., O..., K...] ->
+/// [..., spatial...], every element of y added back at its window position (overlaps sum,
+/// uncovered positions are 0). The kernel is y's last spatial.size() dims; stride and dilation
+/// as for windows, and O must be the windows' count over spatial (ShapeError otherwise).
+/// `<fold(u), v> == <u, windows(v)>`. Example: `st::fold(patches, {28, 28}, {2})`.
+template <Diffable T>
+T fold(const T& y, const Shape& spatial, const Shape& stride = {}, const Shape& dilation = {}) {
+  const int64_t k = spatial.ndim();
+  if (k == 0 || y.shape().ndim() < 2 * k) {
+    detail::fail<ShapeError>("fold", "windows of shape ", y.shape(), " for the spatial shape ",
+                             spatial,
+                             ": fold takes [..., O1..Ok, K1..Kk] with k >= 1 spatial axes");
+  }
+  const Shape& s = y.shape();
+  const Shape kernel(s.begin() + (s.ndim() - k), s.end());
+  return Prims<T>::fold(y,
+                        Window{kernel, detail::per_axis(stride, k, 1, "stride", "fold"),
+                               detail::per_axis(dilation, k, 1, "dilation", "fold")},
+                        spatial);
 }
 /// x converted to `dtype` (x itself when it already has it); differentiable between float
 /// dtypes. Example: `st::cast(i, st::f64)`.

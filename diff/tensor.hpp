@@ -93,6 +93,8 @@ struct Prims<Tensor> {
                       std::optional<int64_t> stop, int64_t step);
   static Tensor pad(const Tensor& x, const Pads& pads);
   static Tensor concat(const std::vector<Tensor>& xs, int64_t axis);
+  static Tensor windows(const Tensor& x, const Window& w);
+  static Tensor fold(const Tensor& y, const Window& w, const Shape& spatial);
   static Tensor cast(const Tensor& x, DType dtype);
   static Tensor matmul(const Tensor& a, const Tensor& b);
   static Tensor index_select(const Tensor& x, int64_t axis, const Tensor& idx);

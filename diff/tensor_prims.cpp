@@ -161,6 +161,16 @@ Tensor Prims<Tensor>::concat(const std::vector<Tensor>& xs, int64_t axis) {
   }
   return y;
 }
+Tensor Prims<Tensor>::windows(const Tensor& x, const Window& w) {
+  return Tensor(defined_raw(x, "windows").windows(w));
+}
+Tensor Prims<Tensor>::fold(const Tensor& y, const Window& w, const Shape& spatial) {
+  const auto compute = [&] { return Tensor(raw::fold(defined_raw(y, "fold"), w, spatial)); };
+  if (maybe_debug_nans()) [[unlikely]] {
+    return compute_checked("fold", compute, y);
+  }
+  return compute();
+}
 Tensor Prims<Tensor>::cast(const Tensor& x, DType dtype) {
   const auto compute = [&] { return Tensor(raw::cast(defined_raw(x, "cast"), dtype)); };
   if (maybe_debug_nans()) [[unlikely]] {

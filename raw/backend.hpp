@@ -84,6 +84,13 @@ class Backend {
   virtual void index_add(const RawTensor& out, int64_t axis, const RawTensor& idx,
                          const RawTensor& src) = 0;
 
+  /// out [B..., S...] = the windows y [B..., O..., K...] summed back into place (raw::fold):
+  /// out[b, p] = the sum over the k with p = o * w.stride + k * w.dilation (each axis) of
+  /// y[b, o, k], added in row-major order of k starting from 0, so that every device gives the
+  /// same bits; 0 where no window covers p. The shapes are checked (fold_shape) and out has at
+  /// least one element; y has any strides and out's numeric dtype.
+  virtual void fold(const RawTensor& out, const RawTensor& y, const Window& w) = 0;
+
   // --- linear algebra (raw/linalg.hpp) ---------------------------------------------
   // Every output is contiguous and has at least one element; inputs have any strides and
   // f32 or f64 elements of the outputs' dtype. `info` is a contiguous i32 tensor of the batch

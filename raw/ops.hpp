@@ -63,6 +63,12 @@ RawTensor pad(const RawTensor& x, const std::vector<std::pair<int64_t, int64_t>>
               double value = 0.0);
 /// Joins tensors of one dtype along an existing axis (numpy.concatenate).
 RawTensor concat(const std::vector<RawTensor>& xs, int64_t axis);
+/// The transpose of the windows view (x.windows(w), Layout::windows), col2im: y [..., O..., K...]
+/// -> [..., spatial...], each element of y added at its window position, o * stride + k *
+/// dilation, overlaps summed in row-major order of k (the same bits on every device and thread
+/// count) and positions no window covers 0. O must be window_counts over spatial and K
+/// w.kernel (ShapeError otherwise); numeric dtypes (torch.nn.functional.fold's sum, any rank).
+RawTensor fold(const RawTensor& y, const Window& w, const Shape& spatial);
 /// Converts the elements to dtype (x.astype); floats to ints truncate, like C++.
 RawTensor cast(const RawTensor& x, DType dtype);
 

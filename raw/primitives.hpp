@@ -10,7 +10,9 @@
 ///   binary       BinaryOp below (same shape and dtype)   raw::binary
 ///   ternary      where(cond, a, b)                       raw::where
 ///   reduce       ReduceOp below, over axes, keepdims     raw::reduce
-///   movement     views (core/layout.hpp), contiguous, pad, concat, cast
+///   movement     views (core/layout.hpp; windows: numpy's sliding_window_view with
+///                stride and dilation), contiguous, pad, concat, cast, fold (the
+///                windows' transpose, col2im)
 ///   contraction  matmul [..., m, k] x [..., k, n]        raw::matmul
 ///   indexing     index_select, index_add                 raw::index_select/index_add
 ///   linalg       cholesky, triangular_solve, lu, eigh,   (raw/linalg.hpp)

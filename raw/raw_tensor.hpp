@@ -85,6 +85,9 @@ class RawTensor {
   RawTensor squeeze(int64_t axis) const { return derived(layout_.squeeze(axis)); }
   /// A view with a new size-1 axis at axis.
   RawTensor unsqueeze(int64_t axis) const { return derived(layout_.unsqueeze(axis)); }
+  /// A view of the sliding windows over the trailing axes (Layout::windows): [..., S...] ->
+  /// [..., O..., K...]; windows that overlap share elements.
+  RawTensor windows(const Window& w) const { return derived(layout_.windows(w)); }
   /// The same storage under another layout (validated against the storage size;
   /// errors name "view").
   RawTensor view(Layout layout) const {

@@ -17,7 +17,8 @@
 ///   where(cond, a, b)  a plain cond selects per element; a traced one (computed from the
 ///                      inputs, so unknown) gives the union of both branches
 ///   sum, max           union over the reduced elements
-///   movement, index    the sets move with the elements; padding has none; index_add unites
+///   movement, index    the sets move with the elements; padding has none; index_add and fold
+///                      unite (fold: the windows that overlap at an element)
 ///   matmul             out[i, j] unites row i of a and column j of b; a known constant
 ///                      operand's zeros contribute nothing
 ///   triangular_solve   x's column (left) or row (right) unites a's whole matrix and b's
@@ -135,6 +136,8 @@ struct Prims<SparsityTracer> {
                  std::optional<int64_t> stop, int64_t step);
   static S pad(const S& x, const Pads& pads);
   static S concat(const std::vector<S>& xs, int64_t axis);
+  static S windows(const S& x, const Window& w);
+  static S fold(const S& y, const Window& w, const Shape& spatial);
   static S cast(const S& x, DType dtype);
   static S matmul(const S& a, const S& b);
   static S index_select(const S& x, int64_t axis, const Tensor& idx);

@@ -90,6 +90,23 @@ S Prims<S>::concat(const std::vector<S>& xs, int64_t axis) {
            second);
 }
 
+S Prims<S>::windows(const S& x, const Window& w) {
+  if (x.known()) return S(T::windows(x.value(), w));
+  const Tensor from = T::windows(positions(x.shape()), w);
+  return moved(x, from.shape(), host_positions(from));
+}
+
+S Prims<S>::fold(const S& y, const Window& w, const Shape& spatial) {
+  if (y.known()) return S(T::fold(y.value(), w, spatial));
+  // The windows of the output's positions say where each element of y lands (the shape
+  // checks are raw::fold's, made here by fold_shape).
+  const Shape out = fold_shape(y.shape(), w, spatial);
+  const std::vector<int64_t> dest = host_positions(T::windows(positions(out), w));
+  const int64_t n = checked_numel(out, "fold");
+  return S(out, y.dtype(), y.device(), detail::reduce(y.deps(), dest, n),
+           detail::reduce(y.pairs(), dest, n), y.second_order());
+}
+
 S Prims<S>::cast(const S& x, DType dtype) {
   if (x.known()) return S(T::cast(x.value(), dtype));
   // Sets survive a cast between float dtypes; the constructor drops them for another.

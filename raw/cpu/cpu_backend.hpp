@@ -2,7 +2,7 @@
 #pragma once
 /// The CPU backend. Its kernels are split by kind over raw/cpu/*.cpp:
 /// elementwise.cpp (fill, copy/cast, creation, unary, binary, where),
-/// reduce.cpp, matmul.cpp, index.cpp, and linalg_*.cpp (the factorisations,
+/// reduce.cpp, matmul.cpp, index.cpp, fold.cpp, and linalg_*.cpp (the factorisations,
 /// through OpenBLAS's LAPACK: lapack.hpp).
 #include "raw/backend.hpp"
 
@@ -36,6 +36,7 @@ class CpuBackend final : public Backend {
                     const RawTensor& idx) override;
   void index_add(const RawTensor& out, int64_t axis, const RawTensor& idx,
                  const RawTensor& src) override;
+  void fold(const RawTensor& out, const RawTensor& y, const Window& w) override;
   // Linear algebra: linalg_factor.cpp, linalg_solve.cpp, linalg_spectral.cpp.
   void cholesky(const RawTensor& l, const RawTensor& a, const RawTensor& info) override;
   void triangular_solve(const RawTensor& x, const RawTensor& a, const RawTensor& b,

@@ -3,7 +3,7 @@
 /// The CUDA backend (built when CMake finds the CUDA Toolkit; STRATA_CUDA).
 /// Its kernels are split by kind over raw/cuda/*.cu: backend.cu (devices,
 /// allocator, cuBLAS handle, host copies), elementwise.cu, reduce.cu,
-/// matmul.cu, index.cu, and linalg_factor.cu and linalg_spectral.cu (the
+/// matmul.cu, index.cu, fold.cu, and linalg_factor.cu and linalg_spectral.cu (the
 /// factorisations, through cuSOLVER). This header needs no CUDA headers.
 #include <memory>
 
@@ -41,6 +41,7 @@ class CudaBackend final : public Backend {
                     const RawTensor& idx) override;
   void index_add(const RawTensor& out, int64_t axis, const RawTensor& idx,
                  const RawTensor& src) override;
+  void fold(const RawTensor& out, const RawTensor& y, const Window& w) override;
   // Linear algebra (cuSOLVER, cuBLAS trsm): linalg_factor.cu, linalg_spectral.cu.
   void cholesky(const RawTensor& l, const RawTensor& a, const RawTensor& info) override;
   void triangular_solve(const RawTensor& x, const RawTensor& a, const RawTensor& b,

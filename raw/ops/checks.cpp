@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "raw/ops/checks.hpp"
 
+#include <algorithm>
+#include <utility>
+#include <vector>
+
 #include "raw/backend.hpp"
 #include "raw/ops.hpp"
 
@@ -51,6 +55,25 @@ void require_writable(const RawTensor& dst, std::string_view op) {
       fail<ValueError>(op, "cannot write in place to a broadcast view (shape ", dst.shape(),
                        ", strides ", dst.strides(), ")");
     }
+  }
+  // Overlapping windows (a windows view with stride < kernel) hold an element more than
+  // once: with the dims of size > 1 ordered by |stride|, each must step past the whole reach
+  // of the ones inside it. Sufficient for no overlap; a view made by the other view ops
+  // always passes.
+  std::vector<std::pair<int64_t, int64_t>> dims;  // (|stride|, size)
+  for (int64_t i = 0; i < dst.ndim(); ++i) {
+    const int64_t s = dst.strides()[i];
+    if (dst.shape()[i] > 1) dims.emplace_back(s < 0 ? -s : s, dst.shape()[i]);
+  }
+  std::sort(dims.begin(), dims.end());
+  int64_t reach = 1;  // one past the largest offset of the dims so far
+  for (const auto& [stride, size] : dims) {
+    if (stride < reach) {
+      fail<ValueError>(op, "cannot write in place to a view whose elements overlap (shape ",
+                       dst.shape(), ", strides ", dst.strides(),
+                       ", such as overlapping windows); write to a copy");
+    }
+    reach = stride * (size - 1) + reach;
   }
 }
 

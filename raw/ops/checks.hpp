@@ -39,7 +39,8 @@ void require_float(DType t, std::string_view op);
 void require_numeric(DType t, std::string_view op);
 /// t is bool.
 void require_bool(DType t, std::string_view op);
-/// dst may be written in place: no broadcast (zero-stride) axis of size > 1.
+/// dst may be written in place: no broadcast (zero-stride) axis of size > 1, and no two
+/// elements at one storage position (overlapping windows).
 void require_writable(const RawTensor& dst, std::string_view op);
 
 /// The dtype check of an op table row: its dtype class admits t.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The movement primitives that copy (contiguous, reshape of a non-viewable
-// layout, pad, concat, cast): validation, allocation, the backend's copy.
+// layout, pad, concat, fold, cast): validation, allocation, the backend's kernel.
 #include "raw/ops.hpp"
 
 #include <cstdint>
@@ -16,6 +16,7 @@ namespace strata::raw {
 using detail::fail;
 using detail::full_for;
 using detail::require_defined;
+using detail::require_numeric;
 using detail::require_same_device;
 using detail::require_same_dtype;
 
@@ -90,6 +91,15 @@ RawTensor concat(const std::vector<RawTensor>& xs, int64_t axis) {
     if (x.numel() > 0) backend_for(x.device()).copy(out.slice(axis, at, at + len), x);
     at += len;
   }
+  return out;
+}
+
+RawTensor fold(const RawTensor& y, const Window& w, const Shape& spatial) {
+  require_defined(y, "fold");
+  require_numeric(y.dtype(), "fold");
+  const Shape shape = fold_shape(y.shape(), w, spatial);
+  RawTensor out = empty(shape, y.dtype(), y.device(), "fold");
+  if (out.numel() > 0) backend_for(y.device()).fold(out, y, w);
   return out;
 }
 

@@ -363,6 +363,33 @@ TEST_CASE("cuda: gathers and scatter-adds agree bit for bit", "[cuda]") {
   }
 }
 
+TEST_CASE("cuda: windows views and fold agree bit for bit", "[cuda]") {
+  std::mt19937_64 rng(6);
+  for (const st::Device d : cuda_devices()) {
+    const st::Window w{{3, 2}, {2, 1}, {1, 2}};  // over [9, 7]: 4 x 5 windows
+    for (const st::DType t : {st::f32, st::f64, st::i32, st::i64}) {
+      for (const LayoutKind k : st::testing::kAllLayouts) {
+        const st::RawTensor y = st::testing::random_tensor({2, 3, 4, 5, 3, 2}, t, k, rng);
+        CHECK(compare(raw::fold(same_layout_on(y, d), w, {9, 7}), raw::fold(y, w, {9, 7}), 0) ==
+              "");
+        const st::RawTensor x = st::testing::random_tensor({2, 3, 9, 7}, t, k, rng);
+        CHECK(compare(raw::contiguous(same_layout_on(x, d).windows(w)),
+                      raw::contiguous(x.windows(w)), 0) == "");
+      }
+    }
+    // Leading axes that merge into more dims than a kernel decodes, and four windowed axes.
+    const st::Window w1{{2}, {1}, {1}};
+    const st::RawTensor deep = st::testing::random_tensor({2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 3, 2},
+                                                          st::f32, LayoutKind::permuted, rng);
+    CHECK(compare(raw::fold(same_layout_on(deep, d), w1, {4}), raw::fold(deep, w1, {4}), 0) == "");
+    const st::Window w4{{2, 1, 2, 3}, {1, 2, 2, 1}, {2, 1, 1, 1}};  // over [5, 3, 4, 4]
+    const st::RawTensor y4 =
+        st::testing::random_tensor({2, 3, 2, 2, 2, 2, 1, 2, 3}, st::f64, LayoutKind::sliced, rng);
+    CHECK(compare(raw::fold(same_layout_on(y4, d), w4, {5, 3, 4, 4}),
+                  raw::fold(y4, w4, {5, 3, 4, 4}), 0) == "");
+  }
+}
+
 TEST_CASE("cuda: composites, indexing and derivatives on the device", "[cuda]") {
   for (const st::Device d : cuda_devices()) {
     const st::Tensor x = st::randn({5, 4}, 11, st::f64);

@@ -104,6 +104,15 @@ void check_vmap(ProgramCheck& c, const Program& p, const Tensor& x, const Tensor
     return concat({unsqueeze(first, 0), randn(s, seed, f64)}, 0);
   };
   const Tensor X = batch(x, p.seed + 21), Y = batch(y, p.seed + 22);
+  // The other examples are drawn here, past the guard of x and y: one whose values leave
+  // the guard's range (where a factorisation may refuse M(a)) skips the comparison, as the
+  // guard skips a program.
+  for (int64_t i = 1; i < 3; ++i) {
+    if (!program_guard(p, X.ix(i), Y.ix(i)).empty() || !program_guard(p, X.ix(i), y).empty()) {
+      c.report += "vmap check skipped: an example's values leave the guard's range\n";
+      return;
+    }
+  }
   auto loss = [&p](const auto& a, const auto& b) { return sum(run_program(p, a, b)); };
   std::vector<Tensor> both, shared, ga, gb;
   for (int64_t i = 0; i < 3; ++i) {

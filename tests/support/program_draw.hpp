@@ -330,6 +330,27 @@ inline bool small_power(Draw& d, ProgNode& n) {
   n.k = double(d.pick(4));
   return true;
 }
+/// Sliding windows over the last one or two axes (each of size >= 1): per axis a dilation in
+/// [1, 2], a kernel in [1, 3] that fits, a stride in [1, 3]. ints: k, then the kernels,
+/// strides and dilations.
+inline bool windowing(Draw& d, ProgNode& n) {
+  const Shape& s = d.shape(n.a);
+  if (s.ndim() == 0) return false;
+  const int64_t k = d.between(1, std::min<int64_t>(2, s.ndim()));
+  std::vector<int64_t> kernel, stride, dilation;
+  for (int64_t i = s.ndim() - k; i < s.ndim(); ++i) {
+    const int64_t size = s[std::size_t(i)];
+    if (size < 1) return false;
+    const int64_t dl = d.between(1, 2);
+    kernel.push_back(d.between(1, std::min<int64_t>((size - 1) / dl + 1, 3)));
+    stride.push_back(d.between(1, 3));
+    dilation.push_back(dl);
+  }
+  n.ints = {k};
+  for (const auto* v : {&kernel, &stride, &dilation})
+    n.ints.insert(n.ints.end(), v->begin(), v->end());
+  return true;
+}
 /// A condition among the comparisons and logical ops (k picks it).
 inline bool condition(Draw& d, ProgNode& n) {
   n.k = double(d.pick(9));

@@ -62,6 +62,17 @@ inline Pads pads_of(const ProgNode& n) {
   for (std::size_t i = 0; i + 1 < n.ints.size(); i += 2) p.emplace_back(n.ints[i], n.ints[i + 1]);
   return p;
 }
+/// n.ints as a Window (the windowing planner's layout).
+inline Window window_of(const ProgNode& n) {
+  const auto k = std::size_t(n.ints[0]);
+  auto part = [&](std::size_t at) {
+    return Shape(n.ints.begin() + std::ptrdiff_t(1 + at * k),
+                 n.ints.begin() + std::ptrdiff_t(1 + (at + 1) * k));
+  };
+  return Window{part(0), part(1), part(2)};
+}
+/// The trailing sizes of a that a Window of k axes covers.
+inline Shape windowed_sizes(const Shape& a, int64_t k) { return Shape(a.end() - k, a.end()); }
 /// A slice bound of n.ints.
 inline std::optional<int64_t> bound(int64_t v) {
   return v == kAbsent ? std::nullopt : std::optional<int64_t>(v);
@@ -255,6 +266,21 @@ inline const auto kProgramOps = std::tuple{
       STRATA_OP(linalg::svdvals(well_posed(a))), gap_singular_values),
   row("qr", "q + r of qr(M(a)), r's diagonal made positive", "qr", matrix_source,
       STRATA_OP(qr_positive(well_posed(a)))),
+  // The window primitives (diff/movement.hpp): a view and its transpose, col2im.
+  row("windows", "windows(a, kernel, stride, dilation) over the last 1 or 2 axes", "windows",
+      windowing, [](const ProgNode& n, const auto& a, const auto& b) {
+        using T = std::decay_t<decltype(a)>;
+        (void)b;
+        return Prims<T>::windows(a, window_of(n));
+      }),
+  row("fold", "fold(sin(windows(a, w)), a's windowed sizes): overlaps summed", "fold", windowing,
+      [](const ProgNode& n, const auto& a, const auto& b) {
+        using T = std::decay_t<decltype(a)>;
+        (void)b;
+        const Window w = window_of(n);
+        return Prims<T>::fold(sin(Prims<T>::windows(a, w)), w,
+                              windowed_sizes(a.shape(), w.kernel.ndim()));
+      }),
 };
 // clang-format on
 #undef STRATA_OP
