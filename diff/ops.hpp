@@ -18,7 +18,9 @@
 ///   diff/dropout.hpp      bernoulli dropout, from a st::Key (core/key.hpp: split, fold_in)
 ///   diff/attention.hpp    scaled_dot_product_attention
 ///   diff/movement.hpp     reshape permute expand transpose squeeze unsqueeze flatten
-///                         flip slice pad cast concat stack split
+///                         flip slice pad cast concat stack split windows fold
+///   diff/conv.hpp         conv conv_transpose (windows, the im2col copy, matmul; fold)
+///   diff/pool.hpp         max_pool avg_pool adaptive_avg_pool
 ///   diff/matrix.hpp       matmul dot tril triu diagonal diag_embed one_hot
 ///   diff/linalg/*.hpp     st::linalg: cholesky lu eigh eigvalsh svd svdvals qr,
 ///                         solve_triangular solve cho_solve inv pinv lstsq,
@@ -28,6 +30,7 @@
 #include "diff/arithmetic.hpp"
 #include "diff/attention.hpp"
 #include "diff/comparison.hpp"
+#include "diff/conv.hpp"
 #include "diff/dropout.hpp"
 #include "diff/index.hpp"
 #include "diff/linalg/det.hpp"
@@ -37,5 +40,6 @@
 #include "diff/movement.hpp"
 #include "diff/normalization.hpp"
 #include "diff/operands.hpp"
+#include "diff/pool.hpp"
 #include "diff/reductions.hpp"
 #include "diff/statistics.hpp"

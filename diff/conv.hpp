@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// Convolutions as composites of the window primitives (DESIGN §9; docs/ARCHITECTURE.md):
+/// st::conv is pad, the windows view, the im2col copy (a permute and reshape) and one batched
+/// matmul per group; st::conv_transpose, its transpose with respect to the input, is a matmul
+/// and then fold (col2im). Both follow torch.nn.functional.conv{1,2,3}d and
+/// conv_transpose{1,2,3}d (layout [N, C, *spatial], weights [C_out, C_in / groups, *kernel] and
+/// [C_in, C_out / groups, *kernel]) for any number of spatial axes, and, being composites of
+/// primitives with rules, differentiate to any order and map under st::vmap.
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <utility>
+
+#include "diff/matrix.hpp"
+#include "diff/movement.hpp"
+
+namespace strata {
+
+/// The options of st::conv and st::conv_transpose, as torch.nn.functional's: each takes one
+/// entry per spatial axis, one entry for every axis (PyTorch's int), or none (the default).
+/// Example: `st::conv(x, w, {.stride = {2}, .padding = {1}})`.
+struct ConvOptions {
+  Shape stride{};          ///< step between output positions (default 1)
+  Shape padding{};         ///< zeros before and after each spatial axis (default 0)
+  Shape dilation{};        ///< spacing of the kernel's taps (default 1)
+  int64_t groups = 1;      ///< channel groups, each convolved on its own (divides both counts)
+  Shape output_padding{};  ///< conv_transpose only: extra size at the end of each axis (default 0)
+};
+
+namespace detail {
+/// A convolution's shapes, computed and checked once (diff/conv.cpp), for x and w of rank
+/// k + 2 (a batch axis included).
+struct ConvPlan {
+  int64_t groups = 1;   ///< channel groups
+  int64_t cout = 0;     ///< output channels
+  Window window;        ///< kernel, stride and dilation over the spatial axes
+  Pads pads;            ///< conv: the input's padding (every axis); conv_transpose: the crop's
+  bool padded = false;  ///< whether pads has a nonzero entry
+  Shape spatial;        ///< conv_transpose: the axes fold fills, (S - 1) stride + extent
+  Shape grouped;        ///< conv: windows as [N, G, C/G, O..., K...]
+  Shape cols_order;     ///< conv: to [N, G, C/G, K..., O...]; conv_transpose: its inverse
+  Shape cols;           ///< [N, G, C/G K, L]: the im2col matrix (conv_transpose: the matmul's)
+  Shape wmat;  ///< the weight as [G, C_out/G, C_in/G K] (conv_transpose: [G, C_in/G, C_out/G K])
+  Shape xmat;  ///< conv_transpose: the input as [N, G, C_in/G, L]
+  Shape unfolded;    ///< conv_transpose: the matmul's result as [N, G, C_out/G, K..., S...]
+  Shape windows;     ///< conv_transpose: fold's input [N, C_out, S..., K...]
+  Shape out;         ///< the result [N, C_out, O...]
+  Shape crop_start;  ///< conv_transpose: where the result starts in fold's output
+};
+/// The plan of conv(x, w, o) for x [N, C, *S] and w [C_out, C / groups, *K]; throws the errors
+/// st::conv documents.
+ConvPlan conv_plan(const Shape& x, const Shape& w, const ConvOptions& o);
+/// The plan of conv_transpose(x, w, o) for x [N, C_in, *S], w [C_in, C_out / groups, *K].
+ConvPlan conv_transpose_plan(const Shape& x, const Shape& w, const ConvOptions& o);
+/// Whether x [C, *S] lacks the batch axis of a convolution with weight w (x rank k + 1, w rank
+/// k + 2); ShapeError naming op unless x has rank k + 1 or k + 2 and w rank >= 3.
+bool conv_unbatched(const Shape& x, const Shape& w, std::string_view op);
+/// ShapeError unless the bias has shape [c] (the output channels).
+void check_conv_bias(const Shape& b, int64_t c, std::string_view op);
+
+/// conv of a batched x [N, C, *S] (conv_plan's shapes).
+template <Diffable R>
+R conv_batched(const R& x, const R& w, const ConvOptions& o) {
+  const ConvPlan p = conv_plan(x.shape(), w.shape(), o);
+  const R xp = p.padded ? Prims<R>::pad(x, p.pads) : x;
+  const R win = Prims<R>::windows(xp, p.window);  // [N, C, O..., K...], a view
+  // The im2col copy: [N, G, C/G, K..., O...] as [N, G, C/G K, L], then one product per group
+  // and example: [G, C_out/G, C/G K] x [N, G, C/G K, L] -> [N, G, C_out/G, L], contiguous.
+  const R cols = reshape(permute(reshape(win, p.grouped), p.cols_order), p.cols);
+  return reshape(matmul(reshape(w, p.wmat), cols), p.out);
+}
+
+/// conv_transpose of a batched x [N, C_in, *S] (conv_transpose_plan's shapes).
+template <Diffable R>
+R conv_transpose_batched(const R& x, const R& w, const ConvOptions& o) {
+  const ConvPlan p = conv_transpose_plan(x.shape(), w.shape(), o);
+  // [G, C_out/G K, C_in/G] x [N, G, C_in/G, L] -> [N, G, C_out/G K, L]: each input position's
+  // window of contributions, which fold adds up where the windows overlap.
+  const R cols = matmul(transpose(reshape(w, p.wmat), -1, -2), reshape(x, p.xmat));
+  const R win = reshape(permute(reshape(cols, p.unfolded), p.cols_order), p.windows);
+  R y = Prims<R>::fold(win, p.window, p.spatial);
+  if (p.padded) y = Prims<R>::pad(y, p.pads);
+  for (std::size_t i = 0; i < p.crop_start.size(); ++i) {
+    const int64_t a = int64_t(i) + 2, at = p.crop_start[i];
+    if (at != 0 || y.shape()[std::size_t(a)] != p.out[std::size_t(a)]) {
+      y = Prims<R>::slice(y, a, at, at + p.out[std::size_t(a)], 1);
+    }
+  }
+  return y;
+}
+
+/// x and w at their common level and dtype.
+template <class X, class W>
+std::pair<common_level_t<X, W>, common_level_t<X, W>> conv_operands(const X& x, const W& w) {
+  using R = common_level_t<X, W>;
+  const DType t = promote_types(x.dtype(), w.dtype());
+  return {as_dtype(lift<R>(x), t), as_dtype(lift<R>(w), t)};
+}
+}  // namespace detail
+
+/// The convolution of x [N, C_in, *S] (or [C_in, *S], unbatched) with the weight
+/// w [C_out, C_in / groups, *K] (torch.nn.functional.conv1d/2d/3d, any number k >= 1 of
+/// spatial axes: PyTorch's cross-correlation): out [N, C_out, *O] with
+/// O = (S + 2 padding - dilation (K - 1) - 1) / stride + 1. Dtypes promote. Throws ShapeError
+/// for ranks or channel counts that do not fit (naming the shapes and the layout wanted) or a
+/// kernel longer than the padded input (with the fix), ValueError for a stride or dilation
+/// < 1, negative padding or groups < 1. Example: `st::conv(img, w, {.padding = {1}})`.
+template <class X, class W>
+requires(Diffable<X>&& Diffable<W>) common_level_t<X, W> conv(const X& x, const W& w,
+                                                              const ConvOptions& o = {}) {
+  const auto [xs, ws] = detail::conv_operands(x, w);
+  if (detail::conv_unbatched(xs.shape(), ws.shape(), "conv")) {
+    return squeeze(detail::conv_batched(unsqueeze(xs, 0), ws, o), 0);
+  }
+  return detail::conv_batched(xs, ws, o);
+}
+/// conv(x, w, o) plus a bias b [C_out] on every output channel (F.conv2d's bias).
+template <class X, class W, class B>
+requires(Diffable<X>&& Diffable<W>&& Diffable<B>) common_level_t<common_level_t<X, W>, B> conv(
+    const X& x, const W& w, const B& b, const ConvOptions& o = {}) {
+  const auto y = conv(x, w, o);
+  detail::check_conv_bias(b.shape(), y.shape()[y.shape().ndim() - w.shape().ndim() + 1], "conv");
+  Shape s{b.shape()[0]};
+  for (int64_t i = 2; i < w.shape().ndim(); ++i) s.push_back(1);
+  return y + reshape(b, s);
+}
+
+/// The transposed convolution of x [N, C_in, *S] (or [C_in, *S]) with w
+/// [C_in, C_out / groups, *K] (torch.nn.functional.conv_transpose1d/2d/3d): the transpose of
+/// conv with respect to its input (the gradient of a strided convolution, an upsampling
+/// layer), out [N, C_out, *O] with O = (S - 1) stride - 2 padding + dilation (K - 1) +
+/// output_padding + 1. output_padding must be smaller than the stride or the dilation (as in
+/// PyTorch). Throws as conv does, and ShapeError for an output size < 1. Example:
+/// `st::conv_transpose(z, w, {.stride = {2}, .padding = {1}, .output_padding = {1}})`.
+template <class X, class W>
+requires(Diffable<X>&& Diffable<W>) common_level_t<X, W> conv_transpose(const X& x, const W& w,
+                                                                        const ConvOptions& o = {}) {
+  const auto [xs, ws] = detail::conv_operands(x, w);
+  if (detail::conv_unbatched(xs.shape(), ws.shape(), "conv_transpose")) {
+    return squeeze(detail::conv_transpose_batched(unsqueeze(xs, 0), ws, o), 0);
+  }
+  return detail::conv_transpose_batched(xs, ws, o);
+}
+/// conv_transpose(x, w, o) plus a bias b [C_out] on every output channel.
+template <class X, class W, class B>
+requires(Diffable<X>&& Diffable<W>&& Diffable<B>)
+    common_level_t<common_level_t<X, W>, B> conv_transpose(const X& x, const W& w, const B& b,
+                                                           const ConvOptions& o = {}) {
+  const auto y = conv_transpose(x, w, o);
+  detail::check_conv_bias(b.shape(), y.shape()[y.shape().ndim() - w.shape().ndim() + 1],
+                          "conv_transpose");
+  Shape s{b.shape()[0]};
+  for (int64_t i = 2; i < w.shape().ndim(); ++i) s.push_back(1);
+  return y + reshape(b, s);
+}
+
+}  // namespace strata
