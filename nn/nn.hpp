@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-/// The nn layer: parameters as named maps, layers, losses, initialisers,
+/// The nn layer: parameters as named maps, layers (conv.hpp: Conv, MaxPool), losses, initialisers,
 /// optimisers, a batch iterator, safetensors checkpoints and NumPy .npy
 /// files. (nn/json.hpp, the JSON form of one tensor, is separate: it needs
 /// nlohmann/json.)
+#include "nn/conv.hpp"
 #include "nn/data.hpp"
 #include "nn/idx.hpp"
 #include "nn/init.hpp"
