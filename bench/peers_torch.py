@@ -332,6 +332,37 @@ def nn_workloads():
     yield "gather_fwdbwd_1e6x64_1e5", lambda: gather(True), 10, 1
 
 
+def conv_workloads():
+    """bench/workloads_conv.cpp's rows: conv2d forward and backward, f32."""
+    F = torch.nn.functional
+
+    def lenet():
+        g = torch.Generator().manual_seed(21)
+        x = torch.randn(64, 1, 28, 28, generator=g)
+        w1 = (torch.randn(32, 1, 3, 3, generator=g) / 3).requires_grad_()
+        w2 = (torch.randn(64, 32, 3, 3, generator=g) / 17).requires_grad_()
+
+        def step():
+            w1.grad = w2.grad = None
+            F.conv2d(torch.relu(F.conv2d(x, w1)), w2).sum().backward()
+
+        return step
+
+    def stem():
+        g = torch.Generator().manual_seed(24)
+        x = torch.randn(32, 3, 112, 112, generator=g)
+        w = (torch.randn(64, 3, 7, 7, generator=g) / 12).requires_grad_()
+
+        def step():
+            w.grad = None
+            F.conv2d(x, w, stride=2, padding=3).sum().backward()
+
+        return step
+
+    yield "conv2d_fwd_bwd_lenet_b64", lenet, 20, 2
+    yield "conv2d_fwd_bwd_stem_b32", stem, 10, 1
+
+
 def ad_workloads():
     # The definitions of bench/workloads_ad.cpp.
     for n in (16, 64, 256):
@@ -452,6 +483,7 @@ def all_workloads(default_reps=10):
     work = [(name, make, default_reps, 1) for name, make in raw_workloads()]
     work += [(name, make, default_reps, 1) for name, make in linalg_workloads()]
     work += [(name, make, default_reps, 1) for name, make in second_order_workloads()]
+    work += list(conv_workloads())
     return work + list(nn_workloads()) + list(ad_workloads()) + list(cuda_workloads())
 
 
