@@ -20,10 +20,17 @@
 ///   diff/linalg/*.hpp     st::linalg: cholesky lu eigh eigvalsh svd svdvals qr,
 ///                         solve_triangular solve cho_solve inv pinv lstsq,
 ///                         slogdet det logdet matrix_norm
+///   diff/scan.hpp         cumsum cumprod
+///   diff/roll.hpp         roll
+///   diff/cross.hpp        cross
+///   diff/triangle.hpp     tril_indices triu_indices, tril_pack triu_pack,
+///                         tril_unpack triu_unpack (packed triangles)
+///   diff/value.hpp        value_of item (a traced value's primal, for control flow)
 ///   diff/index.hpp        ix oix vix take, st::Index and its entries
 #include "diff/activations.hpp"
 #include "diff/arithmetic.hpp"
 #include "diff/comparison.hpp"
+#include "diff/cross.hpp"
 #include "diff/index.hpp"
 #include "diff/linalg/det.hpp"
 #include "diff/linalg/solve.hpp"
@@ -32,4 +39,8 @@
 #include "diff/movement.hpp"
 #include "diff/operands.hpp"
 #include "diff/reductions.hpp"
+#include "diff/roll.hpp"
+#include "diff/scan.hpp"
 #include "diff/statistics.hpp"
+#include "diff/triangle.hpp"
+#include "diff/value.hpp"
