@@ -14,7 +14,7 @@ JOBS       ?= $(shell nproc)
 export CCACHE_BASEDIR ?= $(CURDIR)
 export CCACHE_NOHASHDIR ?= 1
 APT_PACKAGES := cmake g++ make libeigen3-dev catch2 nlohmann-json3-dev ccache libsleef-dev libdnnl-dev libopenblas0-pthread wamerican \
-                doxygen
+                doxygen libopenmpi-dev openmpi-bin
 CMAKE_FLAGS ?=
 
 # Peers only `make bench` needs (never `make test`): the BLAS libraries and PyTorch.
@@ -24,7 +24,7 @@ BENCH_PACKAGES := libopenblas-dev libblis-dev python3-torch
 # Debian 12's clang 14 and its runtimes (ASan, UBSan, TSan, libFuzzer).
 CLANG_PACKAGES := clang libclang-rt-14-dev
 
-.PHONY: all deps bench-deps clang-deps build test docs demo bench bench-avx2 test-sanitize test-clang \
+.PHONY: all deps bench-deps clang-deps build test docs demo demo-dist bench-dist bench bench-avx2 test-sanitize test-clang \
         test-tsan fuzz format clean gpu-deps
 
 all: build
@@ -66,6 +66,30 @@ demo: build
 	@echo
 	@echo "strata demo: the loss curve is $(abspath $(BUILD))/demo/loss_curve.svg and the"
 	@echo "checkpoint $(abspath $(BUILD))/demo/mlp_moons.safetensors"
+
+# Data-parallel training on 2 processes (examples/ddp_train.cpp, docs/DISTRIBUTED.md): it
+# ends by checking that the final parameters equal a one-process run on the same global
+# batches. The variables let OpenMPI run as root (CI does), put more ranks than cores and
+# leave each rank's threads unpinned; MPI_NP changes the number of ranks.
+MPI_NP ?= 2
+MPI_ENV := OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+           OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_hwloc_base_binding_policy=none
+demo-dist: build
+	@test -x $(BUILD)/examples/ddp_train || \
+	  { echo "strata: the dist layer was not built (no MPI found: make deps installs it)"; exit 1; }
+	$(MPI_ENV) mpirun -np $(MPI_NP) ./$(BUILD)/examples/ddp_train
+
+# The data-parallel benchmark row ddp_mlp_step_<MPI_NP>ranks (bench/ddp_bench.cpp): step
+# time, all-reduce time, the share of it hidden behind the backward pass, and one process
+# on the whole global batch for scaling. Each rank gets the cores divided by the ranks as
+# threads (DIST_THREADS): on 16 cores, make bench-dist MPI_NP=4 runs 4 ranks x 4 threads.
+# JSON in $(BUILD)/bench/results_dist.json.
+DIST_THREADS ?= $(shell n=$$(( $(JOBS) / $(MPI_NP) )); [ $$n -ge 1 ] && echo $$n || echo 1)
+bench-dist: build
+	@test -x $(BUILD)/bench/strata_bench_ddp || \
+	  { echo "strata: the dist layer was not built (no MPI found: make deps installs it)"; exit 1; }
+	$(MPI_ENV) STRATA_NUM_THREADS=$(DIST_THREADS) mpirun -np $(MPI_NP) \
+	  ./$(BUILD)/bench/strata_bench_ddp --out $(BUILD)/bench/results_dist.json
 
 # strata's workloads, the machine's limits and the peers (Eigen, OpenBLAS,
 # BLIS, PyTorch), interleaved, with the instruction set the CPU allows and, on
@@ -120,9 +144,10 @@ test-tsan: clang-deps
 
 # libFuzzer (clang, ASan + UBSan) on the checkpoint loader, its metadata reader
 # and a tensor's JSON form, FUZZ_SECONDS each. The build writes the seed corpus
-# with strata's own save functions; crashes land in $(FUZZ_BUILD)/tests/fuzz/.
+# with strata's own save functions; crashes land in $(FUZZ_BUILD)/tests/fuzz/. The dist
+# layer (MPI) is left out of this build: nothing in it is fuzzed.
 fuzz: clang-deps
-	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTRATA_FUZZ=ON \
+	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTRATA_FUZZ=ON -DSTRATA_MPI=OFF \
 	  -DSTRATA_CUDA=OFF -DSTRATA_BUILD_TESTS=OFF -DSTRATA_BUILD_EXAMPLES=OFF -DSTRATA_BUILD_BENCH=OFF \
 	  $(CMAKE_FLAGS)
 	cmake --build $(FUZZ_BUILD) -j$(JOBS)

@@ -7,6 +7,7 @@ namespace strata {}
 
 #include "ad/argnums.hpp"
 #include "ad/custom.hpp"
+#include "ad/hooks.hpp"
 #include "ad/hvp.hpp"
 #include "ad/jacobian.hpp"
 #include "ad/transforms.hpp"

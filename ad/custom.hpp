@@ -365,7 +365,7 @@ auto custom_jvp(F f, Jvp f_jvp, std::string name = "custom_jvp function") {
 /// errors: a cotangent of the wrong shape or dtype is a ShapeError / DTypeError, the wrong
 /// number of them a ValueError. Example, an identity that clips gradients to [-1, 1]:
 /// `st::custom_vjp([](const auto& x) { return x; }, [](const auto& x) { return std::pair{x,
-/// x}; }, [](const auto&, const auto& g) { return st::clip(g, -1.0, 1.0); })`.
+/// x}; }, [](const auto&, const auto& g) { return st::clamp(g, -1.0, 1.0); })`.
 template <class F, class Fwd, class Bwd>
 auto custom_vjp(F f, Fwd f_fwd, Bwd f_bwd, std::string name = "custom_vjp function") {
   return Custom<detail::VjpRule<F, Fwd, Bwd>>(

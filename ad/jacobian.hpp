@@ -8,7 +8,7 @@
 /// argument's tree structure, a leaf's of shape out.shape ++ leaf.shape.
 /// So jacfwd of f returning (a, b) with respect to (x, y) is
 /// ((da/dx, da/dy), (db/dx, db/dy)), and hessian(f, x, y) the blocks
-/// ((Hxx, Hxy), (Hyx, Hyy)).
+/// ((Hxx, Hxy), (Hyx, Hyy)), each of shape out.shape ++ x_i.shape ++ x_j.shape.
 ///
 /// One pass each: jacfwd runs f once on Forward<Batched<T>> values whose
 /// tangents hold every basis vector of every chosen leaf together; jacrev
@@ -221,26 +221,24 @@ auto jacrev(F f, Argnums<I...>) {
   return [f](const auto&... xs) { return jacrev(f, Argnums<I...>{}, xs...); };
 }
 
-/// The Hessian of f, which returns one element (ShapeError otherwise), with respect to the
-/// arguments `st::argnums<I...>` chooses, computed as jacfwd(jacrev(f)): for one index the
-/// argument's Hessian (a tensor's of shape x.shape() ++ x.shape()); for several, the blocks
-/// as a tuple of tuples, H_ij = d2 f / dx_i dx_j of shape x_i.shape() ++ x_j.shape().
-/// Example: `auto [hx, hy] = st::hessian(f, st::argnums<0, 1>, x, y);` (hx = (Hxx, Hxy)).
+/// The Hessian of f with respect to the arguments `st::argnums<I...>` chooses, computed as
+/// jacfwd(jacrev(f)), as JAX's and torch.func's hessian: f's output dims first, then the
+/// argument's dims twice. For one index the argument's Hessian, a tensor's of shape
+/// f(xs...).shape() ++ x.shape() ++ x.shape() (x.shape() ++ x.shape() when f returns one
+/// element; [4, 3, 3] for f: [3] -> [4], H[i] the Hessian of f(x)[i]); for several, the
+/// blocks as a tuple of tuples, H_ij = d2 f / dx_i dx_j of shape out ++ x_i.shape() ++
+/// x_j.shape(). Trees of arguments give trees of blocks, and an f returning a tree a tree of
+/// those (outermost), as st::jacfwd. Example: `auto [hx, hy] = st::hessian(f, st::argnums<0,
+/// 1>, x, y);` (hx = (Hxx, Hxy)).
 template <class F, int... I, class X0, class... X>
 auto hessian(F f, Argnums<I...> sel, const X0& x0, const X&... xs) {
-  auto scalar_f = [f = std::move(f)](const auto&... a) {
-    using L = detail::level_t<std::remove_cvref_t<decltype(a)>...>;
-    auto y = detail::call_function<L>(f, a...);
-    if constexpr (Diffable<decltype(y)>) detail::require_single_element(y.shape(), "hessian");
-    return y;
-  };
-  return jacfwd(jacrev(std::move(scalar_f), sel), sel, x0, xs...);
+  return jacfwd(jacrev(std::move(f), sel), sel, x0, xs...);
 }
 
-/// The Hessian of f, which returns one element (ShapeError otherwise), with respect to every
-/// argument: for one float tensor x, shape x.shape() ++ x.shape(); for several, the blocks
-/// ((Hxx, Hxy), (Hyx, Hyy)) as tuples. Example: `st::hessian(f, x)` for x of shape [n]
-/// gives [n, n].
+/// The Hessian of f with respect to every argument, as jacfwd(jacrev(f)): for one float tensor
+/// x, shape f(x).shape() ++ x.shape() ++ x.shape() (x.shape() ++ x.shape() for an f returning
+/// one element); for several, the blocks ((Hxx, Hxy), (Hyx, Hyy)) as tuples. Example:
+/// `st::hessian(f, x)` for x of shape [n] and f returning one element gives [n, n].
 template <class F, class X0, class... X>
 requires(!detail::ArgnumsChoice<X0>) auto hessian(F f, const X0& x0, const X&... xs) {
   return hessian(std::move(f), detail::all_argnums<1 + sizeof...(X)>(), x0, xs...);

@@ -17,9 +17,16 @@
 /// arrays are recycled, per thread, from one transform call to the next: a
 /// steady loop of grad calls stops asking the system for them (and stops
 /// faulting their pages in afresh) after its first call.
+///
+/// A leaf's cotangent is final once the walk has passed below the smallest node
+/// with an edge into it (edges point to lower ids, so nothing later adds to it):
+/// backward's optional LeafHook is called there, once per leaf, so a caller can
+/// use each gradient while the rest of the pass runs (st::value_and_grad_with_hook,
+/// ad/hooks.hpp; data-parallel training starts its all-reduces from it).
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -86,6 +93,10 @@ class Tape {
   using Pullback = std::function<T(const T&)>;
   /// Maps a node's cotangent to the contributions of all its inputs at once, in input order.
   using JointPullback = std::function<std::vector<T>(const T&)>;
+  /// Called by backward once per leaf, as soon as the leaf's cotangent is final: the leaf's
+  /// node id and its cotangent (nullptr when none reaches the leaf: its gradient is zero).
+  /// The pointee is valid during the call only.
+  using LeafHook = std::function<void(int64_t leaf, const T* cotangent)>;
 
   /// An empty tape.
   Tape() = default;
@@ -137,8 +148,12 @@ class Tape {
   /// `out`, given `seed` for `out`, indexed by node id; nullopt where none reached a leaf.
   /// Inner nodes' cotangents are dropped as soon as their pullbacks have run, and the vector
   /// ends after the last leaf.
+  /// With `on_leaf_final`, calls it once for every leaf of the tape (also those `out` does
+  /// not reach) as soon as that leaf's cotangent is final: before the walk goes below the
+  /// smallest node with an edge into the leaf.
   /// Throws ValueError when a saved value was modified in place since it was recorded.
-  std::vector<std::optional<T>> backward(int64_t out, const T& seed) const {
+  std::vector<std::optional<T>> backward(int64_t out, const T& seed,
+                                         const LeafHook* on_leaf_final = nullptr) const {
     const detail::BackwardPassScope backward_pass;  // st::debug_nans names this pass
     // Few cotangents are alive at once: node i's lives in live[slot[i]], and a slot freed
     // when its node is done serves the next one, so the pass touches O(frontier) values.
@@ -162,7 +177,19 @@ class Tape {
     };
     accumulate(out, seed);
     const int64_t n_nodes = int64_t(nodes_.size());
+    // The leaves in the order their cotangents become final (see LeafHook).
+    std::vector<std::pair<int64_t, int64_t>> finals;  // (smallest consumer, leaf)
+    if (on_leaf_final) finals = leaves_by_last_use(out);
+    std::size_t next_final = 0;
+    auto fire_finals_above = [&](int64_t i) {
+      for (; next_final < finals.size() && finals[next_final].first > i; ++next_final) {
+        const int64_t leaf = finals[next_final].second;
+        const int32_t s = leaf <= out ? slot[std::size_t(leaf)] : -1;
+        (*on_leaf_final)(leaf, s >= 0 ? &*live[std::size_t(s)] : nullptr);
+      }
+    };
     for (int64_t i = out; i >= 0; --i) {
+      if (on_leaf_final) fire_finals_above(i);
       const int32_t s = slot[std::size_t(i)];
       const Node& n = nodes_[std::size_t(i)];
       if (s < 0 || n.joint == kLeaf) continue;
@@ -192,6 +219,7 @@ class Tape {
         accumulate(e.input, e.pullback(ct));
       }
     }
+    if (on_leaf_final) fire_finals_above(-1);
     // The leaves' cotangents (a leaf has no inputs: its cotangent stays in its slot); every
     // leaf's id is at most last_leaf_.
     const int64_t leaves_end = std::min(out, last_leaf_) + 1;
@@ -204,6 +232,38 @@ class Tape {
   }
 
  private:
+  /// Every leaf with the smallest node id up to `out` that has an edge into it
+  /// (INT64_MAX: none), largest first: the order in which their cotangents become final.
+  std::vector<std::pair<int64_t, int64_t>> leaves_by_last_use(int64_t out) const {
+    constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
+    std::vector<int64_t> first_use(std::size_t(last_leaf_ + 1), kNone);
+    auto use = [&](int64_t input, int64_t node) {
+      if (input >= 0 && input <= last_leaf_) {
+        int64_t& u = first_use[std::size_t(input)];
+        u = std::min(u, node);
+      }
+    };
+    const int64_t end = std::min(out + 1, int64_t(nodes_.size()));
+    for (int64_t i = 0; i < end; ++i) {
+      const Node& n = nodes_[std::size_t(i)];
+      if (n.joint >= 0) {
+        for (int64_t input : joints_[std::size_t(n.joint)].inputs) use(input, i);
+      }
+      const int64_t edges_end = i + 1 < int64_t(nodes_.size())
+                                    ? nodes_[std::size_t(i) + 1].first_edge
+                                    : int64_t(edges_.size());
+      for (int64_t k = n.first_edge; k < edges_end; ++k) use(edges_[std::size_t(k)].input, i);
+    }
+    std::vector<std::pair<int64_t, int64_t>> finals;
+    for (int64_t leaf = 0; leaf <= last_leaf_; ++leaf) {
+      if (nodes_[std::size_t(leaf)].joint == kLeaf)
+        finals.emplace_back(first_use[std::size_t(leaf)], leaf);
+    }
+    std::stable_sort(finals.begin(), finals.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    return finals;
+  }
+
   /// One differentiable input of a node.
   struct Edge {
     int64_t input;      ///< the input's node id

@@ -36,27 +36,70 @@ void require_matching_tangent(const Shape& primal_shape, DType primal_dtype, con
                               DType dtype, std::string_view op, std::string_view what);
 void require_single_element(const Shape& shape, std::string_view op);
 
-/// Declared, never defined: stands in for a result after a failed
-/// static_assert, so that the compiler reports that one message and nothing
-/// after it (the program never links, as it never compiles).
+/// Declared, never defined: stands in for a result after a failed static_assert (or
+/// another error already reported), so that the compiler reports that one message and
+/// nothing after it (the program never links, as it never compiles).
 template <class Out>
 Out ill_formed();
 
-/// f(args...), where args are the values the transform wraps the user's
-/// arguments in. A function written for `const st::Tensor&` cannot take them;
-/// it is caught here with one readable message instead of an error from
-/// inside std::apply.
+/// Whether F's parameter types are fixed: a function (pointer), or a class with one
+/// non-template call operator (a lambda with no `auto` parameter, std::function).
+template <class F>
+concept FixedSignature = !std::is_class_v<F> || requires {
+  &F::operator();
+};
+
+/// What a call of ArgumentProbe<F> gives when none of F's call operators takes the arguments.
+struct NoCallOperator {};
+/// F's call operators, and a C variadic one that ranks below every other (an ellipsis
+/// conversion): a call selects it only when none of F's takes the arguments, and then
+/// instantiates no body of F.
+template <class F>
+struct ArgumentProbe : F {
+  using F::operator();
+  NoCallOperator operator()(...) const;  // declared only: used in unevaluated calls
+};
+
+/// Whether f(args...) fails because no call operator of the generic callable F takes the
+/// arguments (a parameter of a fixed type, such as const st::Tensor&, or a constraint): not
+/// because its body is ill-formed, which the compiler has already reported.
+template <class F, class... A>
+constexpr bool rejects_arguments() {
+  if constexpr (FixedSignature<F> || std::is_final_v<F>) {
+    return !std::is_invocable_v<F&, const A&...>;
+  } else {
+    using Probe = std::conditional_t<std::is_const_v<F>, const ArgumentProbe<std::remove_cv_t<F>>,
+                                     ArgumentProbe<F>>;
+    return requires(Probe & p, const A&... a) {
+      { p(a...) } -> std::same_as<NoCallOperator>;
+    };
+  }
+}
+
+/// f(args...), where args are the values the transform wraps the user's arguments in. A
+/// function written for `const st::Tensor&` cannot take them; it is caught here with one
+/// readable message instead of an error from inside std::apply. The message is given only
+/// when no call operator of f takes the arguments: asking whether a generic lambda is
+/// invocable deduces its return type, which instantiates its body, so a mistake inside the
+/// body also makes it "not invocable"; the compiler has reported that mistake, and this
+/// message would add a false hint to it.
 template <class Out, class F, class... A>
 decltype(auto) call_function(F& f, const A&... args) {
-  if constexpr (std::is_invocable_v<F&, const A&...>) {
-    return std::invoke(f, args...);
-  } else {
-    static_assert(std::is_invocable_v<F&, const A&...>,
+  constexpr bool rejected = rejects_arguments<F, A...>();
+  if constexpr (rejected) {
+    static_assert(!rejected,
                   "strata: a transform calls your function with its own tensor types "
                   "(st::Reverse<T>, st::Forward<T>, st::Batched<T>), one per argument, not with "
                   "st::Tensor: write the function as a generic lambda, "
                   "[](const auto& x) { ... }, or a template, "
                   "template <class T> T f(const T& x)");
+    return ill_formed<Out>();
+  } else if constexpr (std::is_invocable_v<F&, const A&...>) {
+    return std::invoke(f, args...);
+  } else {
+    // A call operator of f takes the arguments, yet the call is ill-formed: the mistake is in
+    // f's body, and the compiler reported it when it deduced the return type. Nothing to add
+    // (calling f again would only add errors about that return type).
     return ill_formed<Out>();
   }
 }
@@ -64,8 +107,8 @@ decltype(auto) call_function(F& f, const A&... args) {
 /// f's output as a value of level Out (a lower level is a constant of it).
 template <class Out, class Y>
 Out as_level(const Y& y, std::string_view op) {
-  if constexpr (contains_level<Out, Y>()) {
-    return lift<Out>(y);
+  if constexpr (contains_level<Out, Y>() || UnnestedLevels<Out, Y>) {
+    return lift<Out>(y);  // unnested: reported by detail::unnested_levels
   } else {
     static_assert(contains_level<Out, Y>(),
                   "strata: your function must return a tensor of the level it was called with "

@@ -135,6 +135,38 @@ def linalg_workloads():
     yield "eigh_f64_n512", eigh
 
 
+def second_order_workloads():
+    """bench/workloads_second_order.cpp's rows, in float64."""
+    def slogdet_grad(n=1024):
+        g = torch.Generator().manual_seed(61)
+        x = torch.randn(n, n, generator=g, dtype=torch.float64)
+        a = (x @ x.T / n + torch.eye(n, dtype=torch.float64)).requires_grad_()
+
+        def step():
+            (grad,) = torch.autograd.grad(torch.linalg.slogdet(a)[1], a)
+            return grad
+        return step
+
+    def hvp_mlp():
+        import functorch
+        g = torch.Generator().manual_seed(51)
+        d = torch.float64
+        x = torch.randn(256, 64, generator=g, dtype=d)
+        y = torch.randn(256, 1, generator=g, dtype=d)
+        w1 = torch.randn(64, 128, generator=g, dtype=d) / 8
+        w2 = torch.randn(128, 1, generator=g, dtype=d) / 11
+        v1 = torch.randn(64, 128, generator=g, dtype=d)
+        v2 = torch.randn(128, 1, generator=g, dtype=d)
+
+        def loss(p):
+            r = torch.tanh(x @ p[0]) @ p[1] - y
+            return (r * r).mean()
+        return lambda: functorch.jvp(functorch.grad(loss), ((w1, w2),), ((v1, v2),))[1]
+
+    yield "slogdet_grad_f64_n1024", slogdet_grad
+    yield "hvp_mlp_f64", hvp_mlp
+
+
 def mlp_step(batch, device="cpu", sync=lambda: None):
     """bench/workloads_nn.cpp's 784-256-256-10 ReLU MLP and its SGD step, on `device`."""
     g = torch.Generator(device=device).manual_seed(7)
@@ -419,6 +451,7 @@ def all_workloads(default_reps=10):
     """(name, make, reps, warmup calls) for every row this machine's torch can run."""
     work = [(name, make, default_reps, 1) for name, make in raw_workloads()]
     work += [(name, make, default_reps, 1) for name, make in linalg_workloads()]
+    work += [(name, make, default_reps, 1) for name, make in second_order_workloads()]
     return work + list(nn_workloads()) + list(ad_workloads()) + list(cuda_workloads())
 
 

@@ -2,7 +2,8 @@
 #pragma once
 /// The activations: sigmoid, relu, gelu, silu and softplus elementwise, and
 /// softmax and log_softmax along one axis, each written to stay finite (and its
-/// derivative too) for any input.
+/// derivative too) for any finite input; infinities in softmax and log_softmax
+/// follow PyTorch and JAX (see softmax).
 #include <cstdint>
 
 #include "diff/comparison.hpp"
@@ -44,22 +45,29 @@ T softplus(const T& x) {
   const T f = detail::float_input(x);
   return maximum(f, 0) + log(exp(-abs(f)) + 1.0);
 }
-/// exp(x) / sum(exp(x)) along `axis`, stable for large inputs; same shape as x, f32 for
-/// integer and bool inputs. Throws IndexError for an axis out of range.
+/// exp(x) / sum(exp(x)) along `axis`, shifted by the max for stability; same shape as x, f32
+/// for integer and bool inputs. Infinities follow PyTorch and JAX (the shift is the max even
+/// where it is infinite): a slice along `axis` holding +inf, NaN, or only -inf is NaN in every
+/// element (softmax([inf, 1]) is [nan, nan], softmax([-inf, -inf]) [nan, nan]); -inf
+/// elements beside finite ones are 0. Throws IndexError for an axis out of range.
 /// Example: `st::softmax(logits, -1)`.
 template <Diffable T>
 T softmax(const T& x, int64_t axis) {
   const T f = detail::float_input(x);
   const Shape ax = detail::checked_axes({axis}, f.shape(), "softmax");
-  const T e = exp(f - detail::max_shift(f, ax));
+  const T e = exp(f - detail::max_shift(f, ax, false));
   return e / sum(e, ax, true);
 }
-/// x - logsumexp(x) along `axis`: the log of softmax, without its underflow. Same shape as
-/// x. Example: `st::log_softmax(logits, 1)`.
+/// The log of softmax along `axis`, (x - m) - log(sum(exp(x - m))) for the max m: without
+/// softmax's underflow. Same shape as x. Infinities as softmax's (PyTorch and JAX): a slice
+/// holding +inf, NaN, or only -inf is NaN in every element; -inf elements beside finite ones
+/// are -inf. Example: `st::log_softmax(logits, 1)`.
 template <Diffable T>
 T log_softmax(const T& x, int64_t axis) {
   const T f = detail::float_input(x);
-  return f - logsumexp(f, detail::checked_axes({axis}, f.shape(), "log_softmax"), true);
+  const Shape ax = detail::checked_axes({axis}, f.shape(), "log_softmax");
+  const T d = f - detail::max_shift(f, ax, false);
+  return d - log(sum(exp(d), ax, true));
 }
 
 // --- the Ops mixin's methods ------------------------------------------------------------

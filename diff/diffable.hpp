@@ -147,6 +147,52 @@ requires(contains_level<T, U>()) T lift(const U& u) {
   }
 }
 
+/// Two levels of which neither contains the other, such as Reverse<Tensor> and
+/// Batched<Tensor>. They meet only when a function given to an inner transform uses a value
+/// of an outer transform that it captured: the order of the two transforms, which decides
+/// how their levels nest, is not in the types. Reported by one static_assert
+/// (detail::unnested_levels).
+template <class A, class B>
+concept UnnestedLevels =
+    Diffable<A> && Diffable<B> && !contains_level<A, B>() && !contains_level<B, A>();
+
+namespace detail {
+/// Instantiated wherever two unnested levels meet (UnnestedLevels). Its one specialization is
+/// instantiated once however many operations meet, so the compiler reports the message once.
+template <class Never = void>
+struct unnested_levels {
+  static_assert(!std::is_void_v<Never>,
+                "strata: values of two transforms whose levels do not nest (such as "
+                "st::Reverse<st::Tensor> and st::Batched<st::Tensor>) met, in an operation or as "
+                "a function's result: the function given to an inner transform uses a value of "
+                "an outer transform that it captured. Pass the captured value to the inner "
+                "transform as an argument instead: to st::vmap with in_axes st::none, "
+                "st::vmap([&](const auto& w, const auto& x) { return f(w, x); }, {st::none, "
+                "0})(w, X); to st::grad and the other transforms as one more argument, left out "
+                "of st::argnums: st::grad(g, st::argnums<0>, x, w)");
+};
+/// void, named through T: a type that is known only when T is (std::void_t may be resolved
+/// earlier), so that a use inside a template waits for the template's instantiation.
+template <class T>
+struct void_of {
+  using type = void;  ///< void
+};
+/// Declared, never defined: the value of an operation on unnested levels, after
+/// unnested_levels has failed compilation (the program never links, as it never compiles).
+template <class T>
+T unnested_value();
+}  // namespace detail
+
+/// Lifting between unnested levels (UnnestedLevels): the static_assert of
+/// detail::unnested_levels, and no other error after it.
+template <Diffable T, class U>
+requires(UnnestedLevels<T, U>) T lift(const U&) {
+  // Named through T, so that it is instantiated here, not where lift is defined; it is
+  // unnested_levels<void> for every T and U, so the message comes once.
+  [[maybe_unused]] detail::unnested_levels<typename detail::void_of<T>::type> report;
+  return detail::unnested_value<T>();
+}
+
 /// The higher of two levels (one must contain the other); scalars take the other side.
 template <class A, class B>
 struct common_level;
@@ -170,6 +216,13 @@ requires(!Scalar<A>) struct common_level<A, B> {
 template <Scalar A, class B>
 requires(!Scalar<B>) struct common_level<A, B> {
   using type = B;  ///< B
+};
+/// Two unnested levels: A stands in as the result, and lifting the other operand to it reports
+/// the static_assert of detail::unnested_levels (in the operation's body, so that the
+/// compiler shows where the operation is, and no error follows it).
+template <class A, class B>
+requires(UnnestedLevels<A, B>) struct common_level<A, B> {
+  using type = A;  ///< A (the program does not compile)
 };
 /// The type of `a + b` for operands of types A and B: `common_level_t<Reverse<Tensor>, double>`
 /// is Reverse<Tensor>.

@@ -56,31 +56,34 @@ T norm(const T& x) {
   return detail::norm_sqrt(sum(f * f));
 }
 namespace detail {
-/// The shift of logsumexp and softmax over (checked) axes: the max, kept, as a
-/// constant (it changes neither the value nor the derivative); 0 where the max is
-/// infinite (all -inf rows stay -inf, not NaN), and 0 over an empty axis, whose
-/// max does not exist (then softmax is empty and logsumexp is log(0) = -inf).
+/// The shift of logsumexp, softmax and log_softmax over (checked) axes: the max, kept, as a
+/// constant (it changes neither the value nor the derivative), and 0 over an empty axis,
+/// whose max does not exist. With `finite` (logsumexp) an infinite max shifts by 0 instead,
+/// so that a slice holding +inf gives +inf and one of only -inf gives -inf; without it
+/// (softmax, log_softmax) the infinite max shifts too, and such slices give NaN throughout
+/// (inf - inf, -inf - -inf), as in PyTorch and JAX.
 template <Diffable T>
-T max_shift(const T& f, const Shape& ax) {
+T max_shift(const T& f, const Shape& ax, bool finite) {
   if (reduced_count(f.shape(), ax) == 0) {
     Shape kept = f.shape();
     for (int64_t a : ax) kept[std::size_t(a)] = 1;
     return filled<T>(0.0, kept, f.dtype(), f.device());
   }
   const T m = stop_gradient(max(f, ax, true));
-  return where(abs(m) < INFINITY, m, 0);
+  return finite ? where(abs(m) < INFINITY, m, 0) : m;
 }
 }  // namespace detail
 
 /// log(sum(exp(x))) over `axes` (every axis when empty), shifted by the (constant) max for
-/// stability, so large inputs do not overflow and rows of -inf give -inf; over an empty axis
-/// it is -inf (the log of an empty sum). Integer and bool inputs give f32.
+/// stability, so large inputs do not overflow. Infinities follow PyTorch and JAX: a slice
+/// holding +inf gives +inf, a slice of only -inf gives -inf (as over an empty axis: the log
+/// of an empty sum), and a slice holding NaN gives NaN. Integer and bool inputs give f32.
 /// Example: `st::logsumexp(logits, {1})`.
 template <Diffable T>
 T logsumexp(const T& x, const Shape& axes = {}, bool keepdims = false) {
   const T f = detail::float_input(x);
   const Shape ax = detail::checked_axes(axes, f.shape(), "logsumexp");
-  const T shift = detail::max_shift(f, ax);
+  const T shift = detail::max_shift(f, ax, true);
   const T out = log(sum(exp(f - shift), ax, true)) + shift;
   return keepdims ? out : sum(out, ax, false);  // drops the size-1 axes
 }

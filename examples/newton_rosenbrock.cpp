@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
-// Newton's method on the extended Rosenbrock function in n dimensions,
-//   f(x) = sum_i 100 (x_{i+1} - x_i^2)^2 + (1 - x_i)^2,
-// whose narrow curved valley defeats plain gradient descent. Each step takes the exact
+// Newton's method on the extended Rosenbrock function in n dimensions (Moré, Garbow and
+// Hillstrom's test problem 21), over the pairs (x_{2i}, x_{2i+1}),
+//   f(x) = sum_i 100 (x_{2i+1} - x_{2i}^2)^2 + (1 - x_{2i})^2,
+// whose narrow curved valleys defeat plain gradient descent. Each step takes the exact
 // gradient (st::grad) and Hessian (st::hessian, forward over reverse mode), solves H d = -g
 // with st::linalg::cholesky and cho_solve where H is positive-definite (st::linalg::solve where
 // it is not), and backtracks until f decreases. From x = (-1.2, 1, -1.2, 1, ...) it reaches the
 // minimum (1, ..., 1).
-//   newton_rosenbrock [--small] [--n N]   (n = 1000 by default; --small: n = 10)
+//   newton_rosenbrock [--small] [--n N]   (n = 1000 by default, even; --small: n = 10)
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -25,7 +26,7 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--n") == 0 && i + 1 < argc) n = std::atoll(argv[++i]);
   }
   auto f = [](const auto& x) {
-    const auto a = x.ix(st::slice(0, -1)), b = x.ix(st::slice(1, st::none));
+    const auto a = x.ix(st::slice(0, st::none, 2)), b = x.ix(st::slice(1, st::none, 2));
     return st::sum(100.0 * (b - a * a) * (b - a * a) + (1.0 - a) * (1.0 - a));
   };
   std::vector<double> start(static_cast<std::size_t>(n));

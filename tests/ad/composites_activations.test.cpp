@@ -1,22 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Derivative tests for the activations of diff/activations.hpp (softmax, sigmoid,
 // relu, gelu, ...), and relu at NaN: check_grads against central finite differences in f64, forward
-// and reverse mode, up to order 3.
-#include <catch2/catch.hpp>
-#include <cmath>
-#include <cstdint>
-#include <strata.hpp>
-#include <vector>
+// and reverse mode, up to order 3; softmax, log_softmax and logsumexp at infinities against
+// PyTorch's gradients.
+#include <limits>
 
-#include "support/ad_inputs.hpp"
-#include "support/check_grads.hpp"
-
-namespace st = strata;
-using st::testing::check_grads;
-using st::testing::f64s;
-using st::testing::nonzero;
-using st::testing::normal;
-using st::testing::positive;
+#include "support/composites_preamble.hpp"
 
 TEST_CASE("composite derivatives: activations", "[ad]") {
   const st::Tensor x = normal({2, 3}, 131);
@@ -73,5 +62,52 @@ TEST_CASE("relu at NaN: NaN value, and the cotangent passes (PyTorch's threshold
     INFO("element " << i);
     CHECK(g[i] == want[i]);
     CHECK(j[i] == want[i]);
+  }
+}
+
+TEST_CASE("softmax, log_softmax and logsumexp at infinities: gradients", "[ad]") {
+  const double inf = std::numeric_limits<double>::infinity();
+  auto require_values = [](const st::Tensor& got, const std::vector<double>& want) {
+    const std::vector<double> g = got.to_vector<double>();
+    REQUIRE(g.size() == want.size());
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      INFO("element " << i << ": got " << g[i] << ", want " << want[i]);
+      CHECK(std::abs(g[i] - want[i]) <= 1e-12 * (1 + std::abs(want[i])));
+    }
+  };
+  SECTION("a -inf beside finite values: finite gradients, PyTorch's") {
+    // torch.autograd.grad in float64 (PyTorch 1.13.1) of softmax(x)[-1], log_softmax(x)[-1]
+    // and logsumexp(x) at x = [-inf, 1, 2].
+    const st::Tensor x = st::from_vector(std::vector<double>{-inf, 1.0, 2.0}, {3});
+    require_values(st::grad([](const auto& t) { return st::softmax(t, 0).ix(2); }, x),
+                   {0.0, -0.19661193324148188, 0.19661193324148185});
+    require_values(st::grad([](const auto& t) { return st::log_softmax(t, 0).ix(2); }, x),
+                   {0.0, -0.2689414213699951, 0.2689414213699951});
+    require_values(st::grad([](const auto& t) { return st::logsumexp(t); }, x),
+                   {0.0, 0.26894142136999505, 0.7310585786300048});
+    // Forward mode agrees: the Jacobian's last row, by jacfwd.
+    require_values(st::jacfwd([](const auto& t) { return st::log_softmax(t, 0); }, x).ix(2),
+                   {0.0, -0.2689414213699951, 0.2689414213699951});
+  }
+  SECTION("NaN slices do not poison the gradient of the others (a zero cotangent is zero)") {
+    // Rows 0 (only -inf) and 1 (holding +inf) are NaN; the loss reads row 2 only. Row 2's
+    // gradient is PyTorch's; rows 0 and 1 get a zero cotangent, which contributes zero
+    // through their NaN local derivatives (strata's rule: PyTorch gives NaN there).
+    const st::Tensor X = st::from_vector(
+        std::vector<double>{-inf, -inf, -inf, inf, 1.0, 0.0, 0.5, -1.0, 3.0}, {3, 3});
+    const st::Tensor w = st::from_vector(std::vector<double>{0.3, -1.2, 2.0}, {3});
+    auto zeros_then = [](std::vector<double> row) {
+      std::vector<double> v(6, 0.0);
+      v.insert(v.end(), row.begin(), row.end());
+      return v;
+    };
+    require_values(st::grad([&](const auto& t) { return st::sum(st::softmax(t, 1).ix(2) * w); }, X),
+                   zeros_then({-0.11337965913585347, -0.050265199414465896, 0.16364485855031935}));
+    require_values(
+        st::grad([&](const auto& t) { return st::sum(st::log_softmax(t, 1).ix(2) * w); }, X),
+        zeros_then({0.21794488715456412, -1.2183089704701995, 1.0003640833156353}));
+    require_values(
+        st::grad([&](const auto& t) { return st::logsumexp(t, {1}).ix(2) * w.ix(0); }, X),
+        zeros_then({0.022378667139664327, 0.004993355582781704, 0.27262797727755395}));
   }
 }

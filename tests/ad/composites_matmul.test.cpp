@@ -1,21 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Derivative tests for matmul with 1-D operands and dot (diff/matrix.hpp), and
 // the agreement of forward and reverse Jacobians and Hessians of composites.
-#include <catch2/catch.hpp>
-#include <cmath>
-#include <cstdint>
-#include <strata.hpp>
-#include <vector>
-
-#include "support/ad_inputs.hpp"
-#include "support/check_grads.hpp"
-
-namespace st = strata;
-using st::testing::check_grads;
-using st::testing::f64s;
-using st::testing::nonzero;
-using st::testing::normal;
-using st::testing::positive;
+#include "support/composites_preamble.hpp"
 
 namespace {
 

@@ -2,21 +2,7 @@
 // Derivative tests for the composite movement ops of diff/movement.hpp
 // (squeeze, stack, split, pad with a value) and tril/triu (diff/matrix.hpp): check_grads against
 // central finite differences in f64, forward and reverse mode, up to order 3.
-#include <catch2/catch.hpp>
-#include <cmath>
-#include <cstdint>
-#include <strata.hpp>
-#include <vector>
-
-#include "support/ad_inputs.hpp"
-#include "support/check_grads.hpp"
-
-namespace st = strata;
-using st::testing::check_grads;
-using st::testing::f64s;
-using st::testing::nonzero;
-using st::testing::normal;
-using st::testing::positive;
+#include "support/composites_preamble.hpp"
 
 TEST_CASE("composite derivatives: movement", "[ad]") {
   SECTION("squeeze, unsqueeze, flatten, transpose") {

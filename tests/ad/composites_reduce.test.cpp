@@ -2,21 +2,7 @@
 // Derivative tests for the composite reductions and statistics of
 // diff/reductions.hpp and diff/statistics.hpp (mean, var, std, norm, logsumexp, min): check_grads
 // against central finite differences in f64, forward and reverse mode, up to order 3.
-#include <catch2/catch.hpp>
-#include <cmath>
-#include <cstdint>
-#include <strata.hpp>
-#include <vector>
-
-#include "support/ad_inputs.hpp"
-#include "support/check_grads.hpp"
-
-namespace st = strata;
-using st::testing::check_grads;
-using st::testing::f64s;
-using st::testing::nonzero;
-using st::testing::normal;
-using st::testing::positive;
+#include "support/composites_preamble.hpp"
 
 TEST_CASE("composite derivatives: reductions and statistics", "[ad]") {
   const st::Tensor x = normal({2, 3}, 121);

@@ -2,21 +2,7 @@
 // Derivative tests for arithmetic mixing traced values with C++ scalars
 // (diff/arithmetic.hpp): check_grads against central finite differences in f64, forward and reverse
 // mode, up to order 3.
-#include <catch2/catch.hpp>
-#include <cmath>
-#include <cstdint>
-#include <strata.hpp>
-#include <vector>
-
-#include "support/ad_inputs.hpp"
-#include "support/check_grads.hpp"
-
-namespace st = strata;
-using st::testing::check_grads;
-using st::testing::f64s;
-using st::testing::nonzero;
-using st::testing::normal;
-using st::testing::positive;
+#include "support/composites_preamble.hpp"
 
 TEST_CASE("composite derivatives: C++ scalars on either side of arithmetic", "[ad]") {
   const st::Tensor x = nonzero({2, 3}, 106);

@@ -7,26 +7,17 @@
 #include <string>
 #include <vector>
 
+#include "support/message_of.hpp"
+
 namespace st = strata;
 using Catch::Matchers::Contains;
+using st::testing::message_of;
 
 namespace {
 
 using Vec = std::vector<double>;
 
 st::Tensor tensor(const Vec& v, const st::Shape& shape) { return st::from_vector(v, shape); }
-
-/// The message of the E that fn throws; fails the test when fn throws nothing.
-template <class E, class Fn>
-std::string message_of(Fn&& fn) {
-  try {
-    fn();
-  } catch (const E& e) {
-    return e.what();
-  }
-  FAIL("no exception was thrown");
-  return {};
-}
 
 }  // namespace
 

@@ -323,16 +323,6 @@ TEST_CASE("errors of the several-argument transforms", "[ad]") {
     const std::vector<st::Tensor> tree{x, i};
     CHECK_THROWS_AS(st::jacfwd([](const auto& t) { return t[0]; }, tree), st::DTypeError);
   }
-  SECTION("hessian of a function with more than one output element") {
-    CHECK_THROWS_AS(st::hessian(f, x, x), st::ShapeError);
-    CHECK_THROWS_AS(st::hessian([](const auto& u) { return u * u; }, x), st::ShapeError);
-    try {
-      st::hessian(f, st::argnums<0>, x, x);
-      FAIL("no exception");
-    } catch (const st::ShapeError& err) {
-      CHECK_THAT(err.what(), Catch::Contains("hessian") && Catch::Contains("[3]"));
-    }
-  }
 }
 
 TEST_CASE("composition: vmap of jacrev with argnums, jacfwd of several arguments in grad",

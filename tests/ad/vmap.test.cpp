@@ -11,18 +11,7 @@
 //     for both arguments (per-example gradients).
 // The in_axes / out_axes variants, trees, the composition with the other
 // transforms and the errors are in vmap_transforms.test.cpp.
-#include <catch2/catch.hpp>
-#include <cstdint>
-#include <strata.hpp>
-#include <string>
-#include <vector>
-
-#include "support/vmap_sweep.hpp"
-
-namespace st = strata;
-
-using st::testing::vmap_sweep::check;
-using st::testing::vmap_sweep::Operands;
+#include "support/vmap_preamble.hpp"
 
 TEST_CASE("vmap: elementwise primitives equal a loop over examples", "[ad][vmap]") {
   const Operands one{{2, 3}, {2, 3}}, pos{{2, 3}, {2, 3}, 1, 1}, nz{{2, 3}, {2, 3}, 2, 2};

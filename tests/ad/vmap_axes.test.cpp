@@ -4,25 +4,7 @@
 // prefix specs), and the errors (batch sizes, axes out of range, specs that do
 // not fit, nothing mapped, two vmaps' batches mixed, batched indices). The
 // references are loops over examples on plain tensors.
-#include <catch2/catch.hpp>
-#include <cstdint>
-#include <map>
-#include <strata.hpp>
-#include <string>
-#include <tuple>
-#include <vector>
-
-#include "support/vmap_ref.hpp"
-
-namespace st = strata;
-using st::testing::example;
-using st::testing::fd_jacobian;
-using st::testing::require_close;
-using st::testing::stacked;
-
-namespace {
-st::Tensor normal(const st::Shape& s, uint64_t seed) { return st::randn(s, seed, st::f64); }
-}  // namespace
+#include "support/vmap_preamble.hpp"
 
 TEST_CASE("vmap: in_axes and out_axes", "[ad][vmap]") {
   auto f = [](const auto& x, const auto& w) { return st::tanh(st::matmul(w, x)); };

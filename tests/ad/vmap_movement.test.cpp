@@ -3,15 +3,7 @@
 // indices (take, oix, vix, ix): each case is
 // checked as in vmap.test.cpp (tests/support/vmap_sweep.hpp) against loops over
 // examples: vmap(f), vmap(f, {0, st::none}) and vmap(grad(sum(sin(f)))).
-#include <catch2/catch.hpp>
-#include <cstdint>
-#include <strata.hpp>
-
-#include "support/vmap_sweep.hpp"
-
-namespace st = strata;
-using st::testing::vmap_sweep::check;
-using st::testing::vmap_sweep::Operands;
+#include "support/vmap_preamble.hpp"
 
 TEST_CASE("vmap: movement", "[ad][vmap]") {
   const Operands o{{2, 3}, {3, 2}};

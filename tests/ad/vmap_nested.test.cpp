@@ -2,25 +2,7 @@
 // st::vmap (ad/vmap.hpp) nested: vmap(vmap(f)) with a shared argument, and
 // per-example gradients of a vmapped function, vmap(grad(vmap(f))), against
 // double loops over examples and central finite differences in f64.
-#include <catch2/catch.hpp>
-#include <cstdint>
-#include <map>
-#include <strata.hpp>
-#include <string>
-#include <tuple>
-#include <vector>
-
-#include "support/vmap_ref.hpp"
-
-namespace st = strata;
-using st::testing::example;
-using st::testing::fd_jacobian;
-using st::testing::require_close;
-using st::testing::stacked;
-
-namespace {
-st::Tensor normal(const st::Shape& s, uint64_t seed) { return st::randn(s, seed, st::f64); }
-}  // namespace
+#include "support/vmap_preamble.hpp"
 
 TEST_CASE("vmap of vmap", "[ad][vmap]") {
   auto f = [](const auto& a, const auto& b) { return st::sum(st::relu(a - b) * a); };

@@ -3,15 +3,7 @@
 // included) and matmul (movement and indexing: vmap_movement.test.cpp): each case is
 // checked as in vmap.test.cpp (tests/support/vmap_sweep.hpp) against loops over
 // examples: vmap(f), vmap(f, {0, st::none}) and vmap(grad(sum(sin(f)))).
-#include <catch2/catch.hpp>
-#include <cstdint>
-#include <strata.hpp>
-
-#include "support/vmap_sweep.hpp"
-
-namespace st = strata;
-using st::testing::vmap_sweep::check;
-using st::testing::vmap_sweep::Operands;
+#include "support/vmap_preamble.hpp"
 
 TEST_CASE("vmap: reductions", "[ad][vmap]") {
   const Operands o{{3, 4}, {4}};

@@ -4,25 +4,7 @@
 // vmap(jacfwd), vmap(hessian) and vmap(vjp) (vmap(vmap): vmap_nested.test.cpp).
 // References: loops of the single-example transform on plain tensors and
 // central finite differences in f64 (tests/support/vmap_ref.hpp).
-#include <catch2/catch.hpp>
-#include <cstdint>
-#include <map>
-#include <strata.hpp>
-#include <string>
-#include <tuple>
-#include <vector>
-
-#include "support/vmap_ref.hpp"
-
-namespace st = strata;
-using st::testing::example;
-using st::testing::fd_jacobian;
-using st::testing::require_close;
-using st::testing::stacked;
-
-namespace {
-st::Tensor normal(const st::Shape& s, uint64_t seed) { return st::randn(s, seed, st::f64); }
-}  // namespace
+#include "support/vmap_preamble.hpp"
 
 TEST_CASE("vmap(grad): per-example gradients of a small MLP loss", "[ad][vmap]") {
   using Params = std::map<std::string, st::Tensor>;

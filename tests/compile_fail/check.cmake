@@ -3,7 +3,10 @@
 #   cmake -DCXX=... -DSTD=-std=c++20 -DINCLUDE=<root> -DSNIPPET=<file> -P check.cmake
 # A snippet with a "// expect: <regex>" line must fail to compile with exactly
 # one error, whose text matches <regex>; a snippet without one must compile.
+# Each "// expect-not: <regex>" line names a message the compiler's output must
+# not contain (a hint that would be false there).
 file(STRINGS "${SNIPPET}" expect_lines REGEX "^// expect: ")
+file(STRINGS "${SNIPPET}" expect_not_lines REGEX "^// expect-not: ")
 execute_process(
   COMMAND "${CXX}" ${STD} -fsyntax-only "-I${INCLUDE}" "${SNIPPET}"
   RESULT_VARIABLE rc
@@ -24,6 +27,12 @@ endif()
 if(NOT out MATCHES "${expect}")
   message(FATAL_ERROR "${SNIPPET}: the compiler's message does not match '${expect}':\n${out}")
 endif()
+foreach(line ${expect_not_lines})
+  string(REGEX REPLACE "^// expect-not: " "" unwanted "${line}")
+  if(out MATCHES "${unwanted}")
+    message(FATAL_ERROR "${SNIPPET}: the compiler's output contains '${unwanted}':\n${out}")
+  endif()
+endforeach()
 string(REGEX MATCHALL "error:" errors "${out}")
 list(LENGTH errors n)
 if(NOT n EQUAL 1)

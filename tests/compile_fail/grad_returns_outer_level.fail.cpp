@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // An inner st::grad whose function returns a value of the outer jvp
-// (st::Forward<st::Tensor>), not of its own argument's level: the inner
-// transform has to be called on a value of the outer level instead.
-// expect: your function must return a tensor of the level it was called with
+// (st::Forward<st::Tensor>) that it captured, not of its own argument's level
+// (st::Reverse<st::Tensor>, which does not nest with it): the captured value
+// has to be passed to the inner transform as an argument instead.
+// expect: an inner transform uses a value of an outer transform that it captured
 #include <strata.hpp>
 namespace st = strata;
 

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "support/message_of.hpp"
+
 namespace nn_test {
 
 namespace st = strata;
@@ -35,16 +37,7 @@ inline void require_close(const st::Tensor& t, const Vec& expected, double tol =
   }
 }
 
-/// The message of the E that fn throws; fails the test when fn throws nothing.
-template <class E, class Fn>
-std::string message_of(Fn&& fn) {
-  try {
-    fn();
-  } catch (const E& e) {
-    return e.what();
-  }
-  FAIL("no exception of the expected type was thrown");
-  return {};
-}
+/// The message of the exception a call throws (tests/support/message_of.hpp).
+using strata::testing::message_of;
 
 }  // namespace nn_test

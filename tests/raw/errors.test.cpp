@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "support/elementwise_ref.hpp"
+#include "support/message_of.hpp"
 
 namespace st = strata;
 namespace tt = strata::testing;
@@ -23,23 +24,11 @@ using tt::dname;
 using tt::kAllDTypes;
 using tt::kInf;
 using tt::kNaN;
+using tt::message_of;
 
 namespace {
 
 RawTensor raw_zeros(const Shape& s, DType t = st::f32) { return st::raw::full(s, 0, t); }
-
-/// Runs f, which must throw E; returns the message (empty if it did not throw E).
-template <class E, class F>
-std::string message_of(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  } catch (...) {
-    return "<threw another type>";
-  }
-  return "<did not throw>";
-}
 
 bool unary_supported(UnaryOp op, DType t) {
   switch (op) {

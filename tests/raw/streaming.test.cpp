@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
-// The streamed results of walks over transposed views (raw/cpu/loops.hpp):
+// The streamed results of walks over transposed views (raw/cpu/streaming.hpp,
+// raw/cpu/staged_walk.hpp):
 // vmath's transposed maps and line streaming of every instruction set against
 // the same instruction set's contiguous kernels and plain loops, edges,
 // padded and unaligned destinations included; stream_transposed's choice of
 // layouts; the staged walk's streamed result rows; and, through the public
-// ops, results streamed (stream_transposed_bytes() lowered to 0) against the
-// same ops unstreamed and against reference loops, on 1 and 2 threads.
+// ops, results streamed (stream_transposed_bytes lowered to 0) against the
+// same ops unstreamed and against reference loops, on 1 and 2 threads. And the
+// streaming fill of large contiguous tensors (unaligned starts, tails, every element
+// size), and the index_add that starts from it.
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -15,7 +18,9 @@
 #include <random>
 #include <vector>
 
-#include "raw/cpu/loops.hpp"
+#include "raw/cpu/staged_walk.hpp"
+#include "raw/cpu/streaming.hpp"
+#include "raw/cpu/tuning.hpp"
 #include "raw/cpu/vmath.hpp"
 #include "support/elementwise_ref.hpp"
 
@@ -32,12 +37,19 @@ using Idx = std::vector<int64_t>;
 
 namespace {
 
-/// Restores the thread count and the streaming threshold when a test ends.
+/// Restores the thread count and the CPU tuning when a test ends.
 struct Restore {
   tt::ThreadCountGuard threads;
-  int64_t bytes = sd::stream_transposed_bytes();
-  ~Restore() { sd::stream_transposed_bytes() = bytes; }
+  sd::CpuTuning tuning = sd::cpu_tuning();
+  ~Restore() { sd::set_cpu_tuning(tuning); }
 };
+
+/// Streams the results of walks over transposed views from `bytes` on.
+void set_stream_bytes(int64_t bytes) {
+  sd::CpuTuning t = sd::cpu_tuning();
+  t.stream_transposed_bytes = bytes;
+  sd::set_cpu_tuning(t);
+}
 
 std::vector<vm::Isa> isas() {
   std::vector<vm::Isa> out;
@@ -185,15 +197,15 @@ TEST_CASE("stream_transposed takes large transposed views into aligned rows only
   const RawTensor x = raw::normal({320, 520}, 51, st::f32, cpu);
   const RawTensor xt = x.transpose(0, 1);
   const RawTensor out = raw::empty(xt.shape(), st::f32, cpu);
-  sd::stream_transposed_bytes() = out.numel() * 4 + 1;
+  set_stream_bytes(out.numel() * 4 + 1);
   CHECK_FALSE(
       sd::stream_transposed(data(out), out.layout(), data(x), xt.layout(), 4, k->stream_copy32));
-  sd::stream_transposed_bytes() = out.numel() * 4;
+  set_stream_bytes(out.numel() * 4);
   REQUIRE(
       sd::stream_transposed(data(out), out.layout(), data(x), xt.layout(), 4, k->stream_copy32));
   CHECK(tt::first_mismatch(out, xt.shape(), st::f32,
                            [&](const Idx& i) { return tt::get(xt, i); }) == "");
-  sd::stream_transposed_bytes() = 0;
+  set_stream_bytes(0);
   // Declined: rows that are not whole lines (520 x 301), a flipped view
   // (negative strides), a contiguous source, 1-byte elements.
   const RawTensor x2 = raw::normal({301, 520}, 52, st::f32, cpu);
@@ -230,24 +242,30 @@ TEST_CASE("the staged walk streams its result rows from the threshold on", "[raw
   for (const int64_t threshold : {int64_t{0}, std::numeric_limits<int64_t>::max()}) {
     for (int threads : {1, 2}) {
       st::set_num_threads(threads);
-      sd::stream_transposed_bytes() = threshold;
+      set_stream_bytes(threshold);
       const RawTensor out = raw::empty(xt.shape(), st::f32, cpu);
       auto* const ob = static_cast<float*>(out.storage()->data());
       std::atomic<int64_t> streamed{0}, plain{0};
+      std::atomic<bool> bad{false};
       sd::parallel_walk_staged<2>(
           out.shape(), {&out.layout(), &xt.layout()}, {out.storage()->data(), x.storage()->data()},
-          {4, 4},
-          [&](const auto& off, int64_t n, const auto& stp, int sk, const void* row, void* out_row) {
-            REQUIRE(sk == 1);  // the transposed operand is staged
-            REQUIRE(stp[1] == 1);
-            float* o = out_row ? static_cast<float*>(out_row) : ob + off[0];
-            const auto* r = static_cast<const float*>(row);
-            for (int64_t i = 0; i < n; ++i) o[i * (out_row ? 1 : stp[0])] = 2 * r[i];
-            (out_row ? streamed : plain) += 1;
+          {4, 4}, [&](const sd::StagedBlock<2>& blk) {
+            // The transposed operand is staged: read from the buffer's row, unit stride;
+            // the results go to the streamed row or to the result's storage.
+            float* o = blk.result(ob);
+            const float* r = blk.input(1, static_cast<const float*>(x.storage()->data()));
+            if (blk.staged != 1 || blk.st[1] != 1 || !blk.row || r != blk.row ||
+                o != (blk.out ? static_cast<float*>(blk.out) : ob + blk.off[0])) {
+              bad = true;
+              return;
+            }
+            for (int64_t i = 0; i < blk.n; ++i) o[i * blk.st[0]] = 2 * r[i];
+            (blk.out ? streamed : plain) += 1;
           });
       INFO("threshold " << threshold << " threads " << threads);
+      CHECK_FALSE(bad.load());
       // One call per result row per tile column.
-      const int64_t cols = sd::stage_tile().cols;
+      const int64_t cols = sd::cpu_tuning().stage_tile.cols;
       const int64_t calls = xt.shape()[0] * ((xt.shape()[1] + cols - 1) / cols);
       CHECK(streamed.load() == (threshold == 0 ? calls : 0));
       CHECK(plain.load() == (threshold == 0 ? 0 : calls));
@@ -274,9 +292,9 @@ TEST_CASE("ops on transposed views give the same bits streamed and not, and matc
         const RawTensor y = raw::normal(s, 72, t);
         INFO(tt::dname(t) << " shape " << s << " threads " << threads);
         auto both = [&](auto op) {
-          sd::stream_transposed_bytes() = std::numeric_limits<int64_t>::max();
+          set_stream_bytes(std::numeric_limits<int64_t>::max());
           const RawTensor plain = op();
-          sd::stream_transposed_bytes() = 0;
+          set_stream_bytes(0);
           const RawTensor streamed = op();
           if (t == st::f32) {
             CHECK(tt::host_elems<float>(streamed) == tt::host_elems<float>(plain));
@@ -309,15 +327,117 @@ TEST_CASE("ops on transposed views give the same bits streamed and not, and matc
       const RawTensor xt =
           raw::cast(raw::binary(BinaryOp::mul, n, raw::full(n.shape(), 1e5, st::f64)), t)
               .permute({0, 2, 1});
-      sd::stream_transposed_bytes() = std::numeric_limits<int64_t>::max();
+      set_stream_bytes(std::numeric_limits<int64_t>::max());
       const RawTensor plain = raw::contiguous(xt);
-      sd::stream_transposed_bytes() = 0;
+      set_stream_bytes(0);
       const RawTensor streamed = raw::contiguous(xt);
       INFO(tt::dname(t) << " threads " << threads);
       CHECK(tt::first_mismatch(streamed, xt.shape(), t,
                                [&](const Idx& i) { return tt::get(xt, i); }) == "");
       CHECK(tt::first_mismatch(plain, xt.shape(), t,
                                [&](const Idx& i) { return tt::get(streamed, i); }) == "");
+    }
+  }
+}
+
+TEST_CASE("the staged walk's unstaged blocks read and write the operands' storage", "[raw]") {
+  Restore restore;
+  const st::Device cpu = st::Device::cpu();
+  // No transposed operand (a contiguous add, a one-element add, a small
+  // transposed view below the tiled walk): every block has nothing staged, and
+  // input() and result() are the storage at the block's offsets.
+  const RawTensor big = raw::normal({300, 200}, 81, st::f32, cpu);
+  const RawTensor one = raw::normal({1, 1}, 82, st::f32, cpu);
+  const RawTensor small = raw::normal({40, 30}, 83, st::f32, cpu);
+  for (const RawTensor& a : {big, one, small.transpose(0, 1)}) {
+    const RawTensor out = raw::empty(a.shape(), st::f32, cpu);
+    auto* const ob = static_cast<float*>(out.storage()->data());
+    const auto* const ab = static_cast<const float*>(a.storage()->data());
+    std::atomic<bool> bad{false};
+    std::atomic<int64_t> elements{0};
+    auto block = [&](const sd::StagedBlock<2>& blk) {
+      float* o = blk.result(ob);
+      const float* p = blk.input(1, ab);
+      if (blk.staged != -1 || blk.row || blk.out || o != ob + blk.off[0] || p != ab + blk.off[1]) {
+        bad = true;
+      }
+      for (int64_t i = 0; i < blk.n; ++i) o[i * blk.st[0]] = p[i * blk.st[1]] + 1;
+      elements += blk.n;
+    };
+    sd::parallel_walk_staged<2>(out.shape(), {&out.layout(), &a.layout()}, {ob, ab}, {4, 4}, block);
+    INFO("shape " << a.shape());
+    CHECK_FALSE(bad.load());
+    CHECK(elements.load() == a.numel());
+    CHECK(tt::first_mismatch(out, a.shape(), st::f32, [&](const Idx& i) {
+            return tt::round_to(st::f32, tt::get(a, i) + 1);
+          }) == "");
+  }
+}
+
+TEST_CASE("large contiguous fills stream every element, unaligned starts and tails included",
+          "[raw]") {
+  tt::ThreadCountGuard restore;
+  // 8 MiB and up take the streaming path; offsets make the start unaligned.
+  for (int threads : {1, 2}) {
+    st::set_num_threads(threads);
+    for (int64_t extra : {0, 1, 7, 19}) {
+      const int64_t n = (int64_t{9} << 20) / 4 + extra;
+      const RawTensor big = raw::full({n + 40}, 5, st::f32);
+      const RawTensor part =
+          big.slice(0, 3 + extra, 3 + extra + n, 1);  // a contiguous view, offset start
+      raw::fill_(part, -2.5);
+      const auto v = tt::host_elems<float>(big);
+      bool ok = true;
+      for (int64_t i = 0; i < n + 40; ++i) {
+        const bool inside = i >= 3 + extra && i < 3 + extra + n;
+        ok = ok && v[std::size_t(i)] == (inside ? -2.5f : 5.0f);
+      }
+      INFO("extra " << extra << " threads " << threads);
+      CHECK(ok);
+    }
+    for (st::DType t : {st::f64, st::i64, st::i32, st::bool_}) {
+      const int64_t n = (int64_t{17} << 20) / int64_t(st::dtype_size(t)) + 13;
+      const RawTensor x = raw::full({n}, 3, t);
+      const auto want = raw::cast(raw::full({1}, 3, t), st::f64);
+      double w = 0;
+      raw::to_host(want, &w);
+      const auto v = tt::host_elems<double>(raw::cast(x, st::f64));
+      bool ok = true;
+      for (double e : v) ok = ok && e == w;
+      INFO(tt::dname(t));
+      CHECK(ok);
+    }
+  }
+}
+
+TEST_CASE("index_add into a large broadcast zero matches a scatter loop", "[raw]") {
+  tt::ThreadCountGuard restore;
+  const int64_t rows = 40000, cols = 64, picks = 5000;  // 10 MiB: the streaming fill
+  std::vector<int64_t> idx(picks);
+  for (int64_t j = 0; j < picks; ++j) idx[std::size_t(j)] = (j * 7919) % rows / ((j % 3) + 1);
+  const RawTensor it = raw::from_host(idx.data(), {picks}, st::i64);
+  const RawTensor src = raw::normal({picks, cols}, 15, st::f32);
+  const RawTensor zero = raw::full({1, 1}, 0, st::f32).expand({rows, cols});
+  const auto s = tt::host_elems<float>(src);
+  std::vector<double> want(std::size_t(rows * cols), 0.0);
+  for (int64_t j = 0; j < picks; ++j) {
+    for (int64_t c = 0; c < cols; ++c) {
+      want[std::size_t(idx[std::size_t(j)] * cols + c)] += double(s[std::size_t(j * cols + c)]);
+    }
+  }
+  std::vector<float> first;
+  for (int threads : {1, 2}) {
+    st::set_num_threads(threads);
+    const auto got = tt::host_elems<float>(raw::index_add(zero, 0, it, src));
+    bool ok = true;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      ok = ok && std::abs(double(got[i]) - want[i]) <= 1e-5 * (1 + std::abs(want[i]));
+    }
+    CHECK(ok);
+    if (first.empty()) {
+      first = got;
+    } else {
+      CHECK(got == first);
     }
   }
 }

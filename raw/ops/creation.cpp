@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+// The creation primitives and the copies between host and device: validation,
+// allocation, then the device backend's fill, arange, random or transfer.
+#include "raw/ops.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "core/error.hpp"
+#include "raw/backend.hpp"
+#include "raw/ops/checks.hpp"
+
+namespace strata::raw {
+
+using detail::fail;
+using detail::full_for;
+using detail::require_defined;
+using detail::require_float;
+
+RawTensor empty(const Shape& shape, DType dtype, Device device, std::string_view op) {
+  const std::size_t bytes = detail::checked_bytes(shape, dtype, op);
+  Backend& be = backend_for(device);
+  std::shared_ptr<Storage> storage;
+  try {
+    storage = make_storage(be.allocator(), bytes);
+  } catch (const ValueError& e) {
+    // The allocator's own message ("allocate: ...") under the op that asked.
+    fail<ValueError>(op, "cannot allocate shape ", shape, " (", dtype_name(dtype), ", ", bytes,
+                     " bytes): ", e.what());
+  }
+  return RawTensor(std::move(storage), Layout::contiguous(shape), dtype);
+}
+
+RawTensor full(const Shape& shape, double value, DType dtype, Device device) {
+  return full_for(shape, value, dtype, device, "full");
+}
+
+RawTensor from_host(const void* data, const Shape& shape, DType dtype, Device device) {
+  RawTensor out = empty(shape, dtype, device, "from_host");
+  if (out.numel() > 0) {
+    if (!data) fail<ValueError>("from_host", "null data pointer for shape ", shape);
+    backend_for(device).from_host(out, data);
+  }
+  return out;
+}
+
+RawTensor arange(double start, double stop, double step, DType dtype, Device device) {
+  if (step == 0 || !std::isfinite(step) || !std::isfinite(start) || !std::isfinite(stop)) {
+    fail<ValueError>("arange", "start, stop and step must be finite and step nonzero (got ", start,
+                     ", ", stop, ", ", step, ")");
+  }
+  const double count = std::ceil((stop - start) / step);
+  if (count > 9.0e18) fail<ValueError>("arange", "element count ", count, " overflows int64");
+  int64_t n = count > 0 ? static_cast<int64_t>(count) : 0;
+  // Rounding in (stop - start) / step can admit one element at or past stop; drop it.
+  while (n > 0 &&
+         (step > 0 ? start + double(n - 1) * step >= stop : start + double(n - 1) * step <= stop)) {
+    --n;
+  }
+  RawTensor out = empty({n}, dtype, device, "arange");
+  if (n > 0) backend_for(device).arange(out, start, step);
+  return out;
+}
+
+static RawTensor random(const Shape& shape, uint64_t seed, DType dtype, Device device,
+                        RandomKind kind, std::string_view op) {
+  require_float(dtype, op);
+  RawTensor out = empty(shape, dtype, device, op);
+  if (out.numel() > 0) backend_for(device).random(out, kind, seed);
+  return out;
+}
+
+RawTensor uniform(const Shape& shape, uint64_t seed, DType dtype, Device device) {
+  return random(shape, seed, dtype, device, RandomKind::uniform, "uniform");
+}
+
+RawTensor normal(const Shape& shape, uint64_t seed, DType dtype, Device device) {
+  return random(shape, seed, dtype, device, RandomKind::normal, "normal");
+}
+
+void to_host(const RawTensor& x, void* dst) {
+  require_defined(x, "to_host");
+  if (x.numel() == 0) return;
+  if (!dst) fail<ValueError>("to_host", "null destination pointer");
+  backend_for(x.device()).to_host(x, dst);
+}
+
+RawTensor to_device(const RawTensor& x, Device device) {
+  require_defined(x, "to_device");
+  if (x.device() == device) return x;
+  RawTensor out = empty(x.shape(), x.dtype(), device, "to_device");
+  if (x.numel() == 0) return out;
+  // Through host memory: correct for every pair of devices.
+  std::vector<char> host(static_cast<std::size_t>(x.numel()) * dtype_size(x.dtype()));
+  backend_for(x.device()).to_host(x, host.data());
+  backend_for(device).from_host(out, host.data());
+  return out;
+}
+
+}  // namespace strata::raw

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: MIT
+// The movement primitives that copy (contiguous, reshape of a non-viewable
+// layout, pad, concat, cast): validation, allocation, the backend's copy.
+#include "raw/ops.hpp"
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "core/error.hpp"
+#include "raw/backend.hpp"
+#include "raw/ops/checks.hpp"
+
+namespace strata::raw {
+
+using detail::fail;
+using detail::full_for;
+using detail::require_defined;
+using detail::require_same_device;
+using detail::require_same_dtype;
+
+RawTensor contiguous(const RawTensor& x) {
+  require_defined(x, "contiguous");
+  if (x.is_contiguous()) return x;
+  RawTensor out = empty(x.shape(), x.dtype(), x.device());
+  backend_for(x.device()).copy(out, x);
+  return out;
+}
+
+RawTensor reshape(const RawTensor& x, const Shape& shape) {
+  require_defined(x, "reshape");
+  const Shape target = infer_reshape(shape, x.numel(), x.shape(), "reshape");
+  if (auto view = x.layout().reshape_view(target)) return x.view(*view);
+  return contiguous(x).view(Layout::contiguous(target));
+}
+
+RawTensor pad(const RawTensor& x, const std::vector<std::pair<int64_t, int64_t>>& pads,
+              double value) {
+  require_defined(x, "pad");
+  if (static_cast<int64_t>(pads.size()) != x.ndim()) {
+    fail<ShapeError>("pad", pads.size(), " (before, after) pairs given for a tensor of shape ",
+                     x.shape(), " (needs one per axis)");
+  }
+  Shape shape = x.shape();
+  for (std::size_t i = 0; i < pads.size(); ++i) {
+    const auto [lo, hi] = pads[i];
+    if (lo < 0 || hi < 0) {
+      fail<ValueError>("pad", "padding (", lo, ", ", hi, ") on axis ", i, " is negative");
+    }
+    if (__builtin_add_overflow(shape[i], lo, &shape[i]) ||
+        __builtin_add_overflow(shape[i], hi, &shape[i])) {
+      fail<ValueError>("pad", "padded size of axis ", i, " overflows");
+    }
+  }
+  RawTensor out = full_for(shape, value, x.dtype(), x.device(), "pad");
+  RawTensor inner = out;
+  for (std::size_t i = 0; i < pads.size(); ++i) {
+    inner = inner.slice(static_cast<int64_t>(i), pads[i].first, pads[i].first + x.shape()[i]);
+  }
+  if (x.numel() > 0) backend_for(x.device()).copy(inner, x);
+  return out;
+}
+
+RawTensor concat(const std::vector<RawTensor>& xs, int64_t axis) {
+  if (xs.empty()) fail<ValueError>("concat", "needs at least one tensor");
+  for (const RawTensor& x : xs) require_defined(x, "concat");
+  const RawTensor& first = xs.front();
+  axis = normalize_axis(axis, first.shape(), "concat");
+  Shape shape = first.shape();
+  shape[axis] = 0;
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    const RawTensor& x = xs[i];
+    require_same_device(first, x, "concat");
+    require_same_dtype(first, x, "concat");
+    bool fits = x.ndim() == first.ndim();
+    for (int64_t d = 0; fits && d < x.ndim(); ++d)
+      fits = d == axis || x.shape()[d] == first.shape()[d];
+    if (!fits) {
+      fail<ShapeError>("concat", "tensor ", i, " has shape ", x.shape(), ", which does not match ",
+                       first.shape(), " outside axis ", axis);
+    }
+    if (__builtin_add_overflow(shape[axis], x.shape()[axis], &shape[axis])) {
+      fail<ValueError>("concat", "size of axis ", axis, " overflows");
+    }
+  }
+  RawTensor out = empty(shape, first.dtype(), first.device(), "concat");
+  int64_t at = 0;
+  for (const RawTensor& x : xs) {
+    const int64_t len = x.shape()[axis];
+    if (x.numel() > 0) backend_for(x.device()).copy(out.slice(axis, at, at + len), x);
+    at += len;
+  }
+  return out;
+}
+
+RawTensor cast(const RawTensor& x, DType dtype) {
+  require_defined(x, "cast");
+  if (x.dtype() == dtype) return x;
+  RawTensor out = empty(x.shape(), dtype, x.device());
+  if (out.numel() > 0) backend_for(x.device()).copy(out, x);
+  return out;
+}
+
+}  // namespace strata::raw

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: MIT
+// The reductions: axes checked and sorted, the result allocated (kept axes of
+// size 1), then the device backend's kernel.
+#include "raw/ops.hpp"
+
+#include <algorithm>
+#include <string_view>
+
+#include "core/error.hpp"
+#include "raw/backend.hpp"
+#include "raw/ops/checks.hpp"
+
+namespace strata::raw {
+
+using detail::fail;
+using detail::require_defined;
+
+RawTensor reduce(ReduceOp op, const RawTensor& x, const Shape& axes, bool keepdims) {
+  const std::string_view name = op_name(op);
+  require_defined(x, name);
+  Shape sorted;
+  for (int64_t a : axes) sorted.push_back(normalize_axis(a, x.shape(), name));
+  std::sort(sorted.begin(), sorted.end());
+  for (std::size_t i = 1; i < sorted.size(); ++i) {
+    if (sorted[i] == sorted[i - 1]) {
+      fail<IndexError>(name, "axis ", sorted[i], " repeated in axes ", axes, " (shape ", x.shape(),
+                       ")");
+    }
+  }
+  Shape kept = x.shape();
+  int64_t reduced = 1;
+  for (int64_t a : sorted) reduced *= x.shape()[a], kept[a] = 1;
+  if (op != ReduceOp::sum && reduced == 0) {
+    fail<ValueError>(name, "cannot reduce over an empty axis (shape ", x.shape(), ", axes ", axes,
+                     ")");
+  }
+  DType out_dtype = x.dtype();
+  if (op == ReduceOp::sum && !is_floating(x.dtype())) out_dtype = DType::i64;
+  if (op == ReduceOp::argmax || op == ReduceOp::argmin) out_dtype = DType::i64;
+  RawTensor out = empty(kept, out_dtype, x.device());
+  if (out.numel() > 0) {
+    if (reduced == 0) {
+      backend_for(x.device()).fill(out, 0.0);
+    } else {
+      backend_for(x.device()).reduce(op, out, x, sorted);
+    }
+  }
+  if (keepdims) return out;
+  Shape squeezed;
+  for (int64_t i = 0; i < x.ndim(); ++i) {
+    if (!std::binary_search(sorted.begin(), sorted.end(), i)) squeezed.push_back(x.shape()[i]);
+  }
+  return out.view(Layout::contiguous(squeezed));
+}
+
+}  // namespace strata::raw

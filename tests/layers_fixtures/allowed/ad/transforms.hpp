@@ -1,0 +1,5 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// A fixture for tests/layers.cmake (never compiled).
+#include "diff/tensor.hpp"
+#include "raw/ops.hpp"

@@ -1,4 +1,0 @@
-// SPDX-License-Identifier: MIT
-// A fixture for tests/raw/backends_are_leaves.cmake (never compiled): a
-// backend file that reaches the front end through a header of its own.
-#include "raw/cpu/kernel.hpp"
