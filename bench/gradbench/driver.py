@@ -46,7 +46,7 @@ PRESETS = {
     },
     "medium": {
         "hello": [],
-        "lse": [],
+        "lse": ["-n", "2500", "40000", "640000"],
         "llsq": ["-n", "16", "128", "1024", "4096"],
         "det": ["-l", "5", "6", "7", "8"],
         "ode": ["-n", "1000", "10000", "-s", "1", "10"],
@@ -86,8 +86,8 @@ def read_line(proc, deadline, who):
 def tool_command(tool, args):
     if tool == "strata":
         return [str(args.strata_bin)]
-    if tool == "manual":
-        return [args.python, "python/gradbench/gradbench/cpp.py", "manual"]
+    if (args.out / "gradbench-work" / "tools" / tool / "Makefile").exists():  # manual, finite
+        return [args.python, "python/gradbench/gradbench/cpp.py", tool]
     return [args.python, f"python/gradbench/gradbench/tools/{tool}/run.py"]
 
 
@@ -107,7 +107,7 @@ def prepare_work(gradbench, work):
             link.symlink_to(gradbench / part)
     tools = work / "tools"
     tools.mkdir(exist_ok=True)
-    for tool in ["manual", "pytorch"]:
+    for tool in ["manual", "finite", "pytorch"]:
         dest = tools / tool
         if not dest.exists():
             shutil.copytree(gradbench / "tools" / tool, dest)
@@ -259,10 +259,21 @@ def main():
                         help="seconds one (eval, tool) pair may take in all")
     parser.add_argument("--json", type=Path, default=None,
                         help="default: <out>/gradbench.json")
+    parser.add_argument("--merge", type=Path, nargs="+", default=None,
+                        help="run nothing: join the records of earlier runs' JSON files "
+                        "(e.g. tools run one after the other) into --json and print the table")
     parser.add_argument("--skip-missing", action="store_true",
                         help="exit 77 (a skip for ctest), saying why, when the checkout or "
                         "the evals' Python modules are missing")
     args = parser.parse_args()
+
+    if args.merge:
+        records, outcomes = [], {}
+        for f in args.merge:
+            run = json.loads(f.read_text())
+            records += run["records"]
+            outcomes |= run["outcomes"]
+        return report(records, outcomes, args)
 
     missing = 77 if args.skip_missing else 2
     gradbench = args.gradbench.resolve()
@@ -306,13 +317,19 @@ def main():
             outcomes[f"{e}/{tool}"] = outcome
             print(f"{e:9} {tool:8} {outcome:10} {len(recs):3} evaluations "
                   f"{time.monotonic() - t0:7.1f} s", flush=True)
+    return report(records, outcomes, args)
+
+
+def report(records, outcomes, args):
+    """Writes the JSON, prints the table; 1 unless every (eval, tool) pair succeeded."""
     out_json = args.json or args.out / "gradbench.json"
     out_json.parent.mkdir(parents=True, exist_ok=True)
     out_json.write_text(json.dumps({"preset": args.preset, "min_runs": args.min_runs,
                                     "min_seconds": args.min_seconds, "outcomes": outcomes,
                                     "records": records}, indent=1))
     print()
-    print(table(records, args.tools))
+    tools = [t for t in args.tools if any(r["tool"] == t for r in records)]
+    print(table(records, tools))
     print(f"\nwritten: {out_json}")
     bad = [k for k, v in outcomes.items() if v != "success"]
     if bad:

@@ -26,8 +26,8 @@ Z reprojection(const Z& z, const F& feature) {
   const Z sqtheta = st::sum(rot * rot);
   const Z theta = st::sqrt(sqtheta), c = st::cos(theta), s = st::sin(theta);
   const Z axis = rot / theta;
-  const Z rotated = point * c + st::cross(axis, point) * s +
-                    axis * (st::sum(axis * point) * (1.0 - c));
+  const Z rotated =
+      point * c + st::cross(axis, point) * s + axis * (st::sum(axis * point) * (1.0 - c));
   const Z cam = st::where(sqtheta != 0.0, rotated, point + st::cross(rot, point));
   // Projection, radial distortion, focal length and principal point.
   const Z proj = cam.ix(st::slice(0, 2)) / cam.ix(2);
@@ -45,8 +45,8 @@ struct Ba {
 
 /// Every observation's parameters side by side: [p, 15].
 st::Tensor gathered(const Ba& b) {
-  return st::concat({b.cams.take(b.cam_of, 0), b.points.take(b.point_of, 0), b.weights.unsqueeze(1)},
-                    1);
+  return st::concat(
+      {b.cams.take(b.cam_of, 0), b.points.take(b.point_of, 0), b.weights.unsqueeze(1)}, 1);
 }
 
 std::shared_ptr<Ba> parse(const Json& in) {
@@ -84,7 +84,8 @@ Sparse layout(const Ba& b, const st::Tensor& blocks, const st::Tensor& dw) {
   out.vals.reserve(std::size_t(nnz));
   out.rows.push_back(0);
   const std::vector<double> J = blocks.to_vector<double>(), W = dw.to_vector<double>();
-  const std::vector<int64_t> cam = b.cam_of.to_vector<int64_t>(), pt = b.point_of.to_vector<int64_t>();
+  const std::vector<int64_t> cam = b.cam_of.to_vector<int64_t>(),
+                             pt = b.point_of.to_vector<int64_t>();
   for (int64_t i = 0; i < p; ++i) {
     for (int64_t r = 0; r < 2; ++r) {
       out.rows.push_back(out.rows.back() + 15);
@@ -120,16 +121,15 @@ void register_ba(Registry& r) {
   r["ba"]["objective"] = [=](const Json& input) {
     auto b = parse(input);
     auto out = std::make_shared<std::pair<st::Tensor, st::Tensor>>();
-    return Prepared{[=] {
-                      *out = {st::vmap(reproj)(gathered(*b), b->features),
-                              weight_error(b->weights)};
-                    },
-                    [=] {
-                      return Json{{"reproj_error",
-                                   {{"elements", to_json(out->first.ix(0))}, {"repeated", b->p}}},
-                                  {"w_err",
-                                   {{"element", number(out->second.ix(0))}, {"repeated", b->p}}}};
-                    }};
+    return Prepared{
+        [=] {
+          *out = {st::vmap(reproj)(gathered(*b), b->features), weight_error(b->weights)};
+        },
+        [=] {
+          return Json{
+              {"reproj_error", {{"elements", to_json(out->first.ix(0))}, {"repeated", b->p}}},
+              {"w_err", {{"element", number(out->second.ix(0))}, {"repeated", b->p}}}};
+        }};
   };
   r["ba"]["jacobian"] = [=](const Json& input) {
     auto b = parse(input);

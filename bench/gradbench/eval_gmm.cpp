@@ -22,7 +22,7 @@ double log_multigamma(double a, int64_t p) {
 struct Gmm {
   int64_t d, k, n, m;
   double gamma;
-  st::Tensor x;                 // [n, d]
+  st::Tensor x;                // [n, d]
   st::Tensor alpha, mu, q, l;  // [k], [k, d], [k, d], [k, d (d - 1) / 2]
 };
 
@@ -31,20 +31,20 @@ struct Gmm {
 template <class T>
 T log_posterior(const Gmm& g, const T& alpha, const T& mu, const T& q, const T& l) {
   const T Q = st::diag_embed(st::exp(q)) + st::transpose(st::triu_unpack(l, g.d, 1), -2, -1);
-  const T centered = g.x.unsqueeze(0) - mu.unsqueeze(1);                  // [k, n, d]
-  const T Qx = st::matmul(centered, st::transpose(Q, -2, -1));            // [k, n, d]
-  const T sum_q = st::sum(q, 1);                                          // [k]
+  const T centered = g.x.unsqueeze(0) - mu.unsqueeze(1);                    // [k, n, d]
+  const T Qx = st::matmul(centered, st::transpose(Q, -2, -1));              // [k, n, d]
+  const T sum_q = st::sum(q, 1);                                            // [k]
   const T beta = (alpha + sum_q).unsqueeze(1) - 0.5 * st::sum(Qx * Qx, 2);  // [k, n]
   const double n = double(g.n), d = double(g.d);
   const T likelihood = st::sum(st::logsumexp(beta, 0)) - n * st::logsumexp(alpha) -
                        0.5 * n * d * std::log(2 * std::numbers::pi);
   // Wishart prior with V = I / gamma^2 and n_w = d + m + 1 degrees of freedom.
   const double nw = d + double(g.m) + 1;
-  const double c = nw * d * (std::log(g.gamma) - 0.5 * std::log(2.0)) -
-                   log_multigamma(0.5 * nw, g.d);
+  const double c =
+      nw * d * (std::log(g.gamma) - 0.5 * std::log(2.0)) - log_multigamma(0.5 * nw, g.d);
   const T frobenius = st::sum(st::exp(2.0 * q)) + st::sum(l * l);
-  const T prior = double(g.k) * c - 0.5 * g.gamma * g.gamma * frobenius +
-                  double(g.m) * st::sum(sum_q);
+  const T prior =
+      double(g.k) * c - 0.5 * g.gamma * g.gamma * frobenius + double(g.m) * st::sum(sum_q);
   return likelihood + prior;
 }
 

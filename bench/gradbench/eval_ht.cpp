@@ -18,8 +18,8 @@ namespace {
 struct Hand {
   int64_t bones = 0, points = 0;
   bool mirrored = false, complicated = false;
-  st::Tensor base_relatives, inverse_base_absolutes;  // [bones, 4, 4]
-  st::Tensor pose_index;                              // [3, bones + 3]: theta position + 1
+  st::Tensor base_relatives, inverse_base_absolutes;   // [bones, 4, 4]
+  st::Tensor pose_index;                               // [3, bones + 3]: theta position + 1
   std::vector<st::Tensor> level_bones, level_parents;  // bones by depth; their parents' rows
   st::Tensor bone_order;      // where each bone's absolute lands in the levels' concat
   st::Tensor base_positions;  // [q, 4]: the vertices the points use, homogeneous
@@ -67,17 +67,19 @@ template <class T>
 T posed_vertices(const Hand& h, const T& theta) {
   const int64_t nb = h.bones;
   // pose [3, bones + 3]: global rotation, scale (ones), translation, then each bone's angles.
-  const T pose = st::take(st::pad(theta, {{1, 0}}), h.pose_index.flatten(), 0).reshape({3, nb + 3}) +
-                 st::pad(st::ones({3, 1}, st::f64), {{0, 0}, {1, nb + 1}});
+  const T pose =
+      st::take(st::pad(theta, {{1, 0}}), h.pose_index.flatten(), 0).reshape({3, nb + 3}) +
+      st::pad(st::ones({3, 1}, st::f64), {{0, 0}, {1, nb + 1}});
   const T rot = euler_rotations(pose.ix(st::all, st::slice(3, st::none)).transpose(0, 1));
   const st::Pads to4{{0, 0}, {0, 1}, {0, 1}};
-  const T posed = st::pad(rot, to4) + st::pad(st::ones({nb, 1, 1}, st::f64), {{0, 0}, {3, 0}, {3, 0}});
+  const T posed =
+      st::pad(rot, to4) + st::pad(st::ones({nb, 1, 1}, st::f64), {{0, 0}, {3, 0}, {3, 0}});
   const T relatives = st::matmul(h.base_relatives, posed);  // [bones, 4, 4]
   // Each bone's absolute transform is its parent's times its own, one depth at a time.
   std::vector<T> levels{relatives.take(h.level_bones[0], 0)};
   for (std::size_t d = 1; d < h.level_bones.size(); ++d) {
-    levels.push_back(st::matmul(levels[d - 1].take(h.level_parents[d], 0),
-                                relatives.take(h.level_bones[d], 0)));
+    levels.push_back(
+        st::matmul(levels[d - 1].take(h.level_parents[d], 0), relatives.take(h.level_bones[d], 0)));
   }
   const T absolutes = st::concat(levels).take(h.bone_order, 0);
   const T transforms = st::matmul(absolutes, h.inverse_base_absolutes).ix(st::all, st::slice(0, 3));
@@ -97,8 +99,8 @@ T errors(const Hand& h, const T& theta, const U& us) {
   if (!h.complicated) return h.observed - v;
   const T corners = v.reshape({h.points, 3, 3});  // [point, corner, xyz]
   const U u0 = us.ix(st::all, st::slice(0, 1)), u1 = us.ix(st::all, st::slice(1, 2));
-  const T on_hand =
-      u0 * corners.ix(st::all, 0) + u1 * corners.ix(st::all, 1) + (1.0 - u0 - u1) * corners.ix(st::all, 2);
+  const T on_hand = u0 * corners.ix(st::all, 0) + u1 * corners.ix(st::all, 1) +
+                    (1.0 - u0 - u1) * corners.ix(st::all, 2);
   return h.observed - on_hand;
 }
 
@@ -117,7 +119,9 @@ std::shared_ptr<Hand> parse(const Json& in) {
   h->inverse_base_absolutes = mats(model.at("inverse_base_absolutes"));
   // theta -> pose (ht.hpp's to_pose_params): 1 + the theta position, 0 for a zero.
   std::vector<int64_t> index(std::size_t(3 * (h->bones + 3)), 0);
-  auto at = [&](int64_t row, int64_t col) -> int64_t& { return index[std::size_t(row * (h->bones + 3) + col)]; };
+  auto at = [&](int64_t row, int64_t col) -> int64_t& {
+    return index[std::size_t(row * (h->bones + 3) + col)];
+  };
   for (int64_t r = 0; r < 3; ++r) {
     at(r, 0) = 1 + r;
     at(r, 2) = 4 + r;
@@ -150,7 +154,8 @@ std::shared_ptr<Hand> parse(const Json& in) {
   for (std::size_t d = 0; d < bones.size(); ++d) {
     h->level_bones.push_back(st::from_vector(bones[d]));
     h->level_parents.push_back(st::from_vector(parent_rows[d]));
-    for (std::size_t i = 0; i < bones[d].size(); ++i) order[std::size_t(bones[d][i])] = offset + int64_t(i);
+    for (std::size_t i = 0; i < bones[d].size(); ++i)
+      order[std::size_t(bones[d][i])] = offset + int64_t(i);
     offset += int64_t(bones[d].size());
   }
   h->bone_order = st::from_vector(order);
@@ -161,8 +166,10 @@ std::shared_ptr<Hand> parse(const Json& in) {
   std::vector<int64_t> vertices;
   const auto triangles = model.at("triangles").get<std::vector<std::vector<int64_t>>>();
   for (int64_t c : corr) {
-    if (!h->complicated) vertices.push_back(c);
-    else for (int64_t v : triangles[std::size_t(c)]) vertices.push_back(v);
+    if (!h->complicated)
+      vertices.push_back(c);
+    else
+      for (int64_t v : triangles[std::size_t(c)]) vertices.push_back(v);
   }
   const st::Tensor vids = st::from_vector(vertices);
   h->base_positions = mat(model.at("base_positions")).take(vids, 0);
@@ -179,7 +186,8 @@ void register_ht(Registry& r) {
   r["ht"]["objective"] = [](const Json& input) {
     auto h = parse(input);
     auto out = std::make_shared<st::Tensor>();
-    return Prepared{[=] { *out = errors(*h, h->theta, h->us); }, [=] { return to_json(out->flatten()); }};
+    return Prepared{[=] { *out = errors(*h, h->theta, h->us); },
+                    [=] { return to_json(out->flatten()); }};
   };
   r["ht"]["jacobian"] = [](const Json& input) {
     auto h = parse(input);
@@ -192,7 +200,9 @@ void register_ht(Registry& r) {
                         return;
                       }
                       // du: one shift c [2] of every point's u at once.
-                      auto f = [&](const auto& theta, const auto& c) { return errors(*h, theta, h->us + c); };
+                      auto f = [&](const auto& theta, const auto& c) {
+                        return errors(*h, theta, h->us + c);
+                      };
                       auto [jt, ju] = st::jacfwd(f, h->theta, st::zeros({2}, st::f64));
                       *out = st::concat({ju.reshape({rows, 2}), jt.reshape({rows, -1})}, 1);
                     },

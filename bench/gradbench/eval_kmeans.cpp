@@ -13,7 +13,7 @@ namespace {
 /// The cost of centroids c [k, d] for points p [n, d]: squared distances by one matmul.
 template <class T>
 T cost(const st::Tensor& p, const T& c) {
-  const st::Tensor p2 = st::sum(p * p, 1, true);                             // [n, 1]
+  const st::Tensor p2 = st::sum(p * p, 1, true);  // [n, 1]
   const T d2 = p2 + st::sum(c * c, 1).unsqueeze(0) - 2.0 * st::matmul(p, c.transpose(0, 1));
   return st::sum(st::min(d2, 1));
 }

@@ -52,8 +52,8 @@ T loss(const Lstm& s, const T& main, const T& extra) {
     }
     ys.push_back(input);
   }
-  const T pred = st::stack(ys) * out_weight + out_bias;             // [steps, b]
-  const T lse = st::log(st::sum(st::exp(pred), 1, true) + 2.0);     // ADBench's "+ 2"
+  const T pred = st::stack(ys) * out_weight + out_bias;          // [steps, b]
+  const T lse = st::log(st::sum(st::exp(pred), 1, true) + 2.0);  // ADBench's "+ 2"
   const T total = st::sum(s.sequence.ix(st::slice(1, st::none)) * (pred - lse));
   return -total / double(steps * b);
 }

@@ -74,12 +74,13 @@ void register_saddle(Registry& r) {
       auto argmax = [&](const auto& p1, bool fwd) {
         using T = std::decay_t<decltype(p1)>;
         auto cost = [&](const auto& p2) { return -f(p1, p2); };
-        return argmin(cost, [&](const auto& p2) { return gradient(fwd, cost, p2); },
-                      st::lift<T>(*start));
+        return argmin(
+            cost, [&](const auto& p2) { return gradient(fwd, cost, p2); }, st::lift<T>(*start));
       };
       auto outer_cost = [&](const auto& p1) { return f(p1, argmax(p1, inner_fwd)); };
       const st::Tensor p1 = argmin(
-          outer_cost, [&](const st::Tensor& p) { return gradient(outer_fwd, outer_cost, p); }, *start);
+          outer_cost, [&](const st::Tensor& p) { return gradient(outer_fwd, outer_cost, p); },
+          *start);
       *out = st::concat({p1, argmax(p1, outer_fwd)});
     };
     return Prepared{run, [out] { return to_json(*out); }};
@@ -96,8 +97,9 @@ void register_particle(Registry& r) {
       // then linear interpolation to the crossing.
       auto miss = [&](const auto& w) {
         using T = std::decay_t<decltype(w)>;
-        const T charges = st::stack({st::concat({st::lift<T>(st::full({1}, 10.0, st::f64)), 10.0 - w}),
-                                     st::lift<T>(st::from_vector(std::vector<double>{10, 0}))});
+        const T charges =
+            st::stack({st::concat({st::lift<T>(st::full({1}, 10.0, st::f64)), 10.0 - w}),
+                       st::lift<T>(st::from_vector(std::vector<double>{10, 0}))});
         auto potential = [&](const auto& x) { return st::sum(1.0 / st::norm(x - charges, 1)); };
         T x = st::lift<T>(st::from_vector(std::vector<double>{0, 8}));
         T v = st::lift<T>(st::from_vector(std::vector<double>{0.75, 0}));

@@ -42,8 +42,7 @@ Registry registry() {
 }
 
 int64_t nanoseconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
-                                                              t0)
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0)
       .count();
 }
 
