@@ -27,24 +27,41 @@
   X(Reverse<Reverse<Forward<Tensor>>>)  \
   X(Reverse<Reverse<Reverse<Tensor>>>)
 
-/// The stacks of jacfwd, jacrev and hessian (jacfwd of jacrev).
-#define STRATA_FOR_EACH_STACK_BATCHED(X) \
-  X(Batched<Tensor>)                     \
-  X(Forward<Batched<Tensor>>)            \
-  X(Reverse<Batched<Tensor>>)            \
-  X(Batched<Forward<Batched<Tensor>>>)   \
+/// The dual stacks of jacfwd, jacrev and hessian (jacfwd of jacrev).
+#define STRATA_FOR_EACH_STACK_BATCHED_DUAL(X) \
+  X(Forward<Batched<Tensor>>)                 \
+  X(Reverse<Batched<Tensor>>)                 \
   X(Reverse<Batched<Forward<Batched<Tensor>>>>)
 
+/// The batched levels those stacks wrap.
+#define STRATA_FOR_EACH_STACK_BATCHED_PLAIN(X) \
+  X(Batched<Tensor>)                           \
+  X(Batched<Forward<Batched<Tensor>>>)
+
+/// The levels a Reverse of the stacks above records on: one Tape each.
+#define STRATA_FOR_EACH_TAPE(X) \
+  X(Tensor)                     \
+  STRATA_FOR_EACH_STACK_ORDER12(X) STRATA_FOR_EACH_STACK_BATCHED_PLAIN(X)
+
 namespace strata {
-// Each level's primitives live in its RulePrims base (ad/level.hpp), which an explicit
-// instantiation of the derived Prims does not reach: both are instantiated.
+// Each level's primitives and hooks live in bases of its Prims (ad/level.hpp), which an
+// explicit instantiation of the derived Prims does not reach: all are named. Their members
+// are defined out of the classes, so a file using these stacks compiles none of them.
 #define STRATA_EXTERN_STACK(...)             \
   extern template struct Prims<__VA_ARGS__>; \
   extern template struct detail::RulePrims<Prims<__VA_ARGS__>, __VA_ARGS__>;
-STRATA_FOR_EACH_STACK_ORDER12(STRATA_EXTERN_STACK)
-STRATA_FOR_EACH_STACK_ORDER3(STRATA_EXTERN_STACK)
-STRATA_FOR_EACH_STACK_BATCHED(STRATA_EXTERN_STACK)
+#define STRATA_EXTERN_DUAL_STACK(...) \
+  STRATA_EXTERN_STACK(__VA_ARGS__)    \
+  extern template struct detail::DualHooks<Prims<__VA_ARGS__>, __VA_ARGS__>;
+#define STRATA_EXTERN_TAPE(...) extern template class Tape<__VA_ARGS__>;
+STRATA_FOR_EACH_STACK_ORDER12(STRATA_EXTERN_DUAL_STACK)
+STRATA_FOR_EACH_STACK_ORDER3(STRATA_EXTERN_DUAL_STACK)
+STRATA_FOR_EACH_STACK_BATCHED_DUAL(STRATA_EXTERN_DUAL_STACK)
+STRATA_FOR_EACH_STACK_BATCHED_PLAIN(STRATA_EXTERN_STACK)
+STRATA_FOR_EACH_TAPE(STRATA_EXTERN_TAPE)
 #undef STRATA_EXTERN_STACK
+#undef STRATA_EXTERN_DUAL_STACK
+#undef STRATA_EXTERN_TAPE
 
 // Every level kind provides every hook of diff/diffable.hpp.
 static_assert(WrappingLevel<Forward<Tensor>>);

@@ -153,116 +153,12 @@ class Tape {
   /// smallest node with an edge into the leaf.
   /// Throws ValueError when a saved value was modified in place since it was recorded.
   std::vector<std::optional<T>> backward(int64_t out, const T& seed,
-                                         const LeafHook* on_leaf_final = nullptr) const {
-    const detail::BackwardPassScope backward_pass;  // st::debug_nans names this pass
-    // Few cotangents are alive at once: node i's lives in live[slot[i]], and a slot freed
-    // when its node is done serves the next one, so the pass touches O(frontier) values.
-    std::vector<int32_t> slot(std::size_t(out) + 1, -1);
-    std::vector<std::optional<T>> live;
-    std::vector<int32_t> free_slots;
-    auto accumulate = [&](int64_t input, T g) {
-      int32_t& s = slot[std::size_t(input)];
-      if (s >= 0) {
-        live[std::size_t(s)] = Prims<T>::binary(BinaryOp::add, *live[std::size_t(s)], g);
-        return;
-      }
-      if (free_slots.empty()) {
-        s = int32_t(live.size());
-        live.emplace_back(std::move(g));
-      } else {
-        s = free_slots.back();
-        free_slots.pop_back();
-        live[std::size_t(s)].emplace(std::move(g));
-      }
-    };
-    accumulate(out, seed);
-    const int64_t n_nodes = int64_t(nodes_.size());
-    // The leaves in the order their cotangents become final (see LeafHook).
-    std::vector<std::pair<int64_t, int64_t>> finals;  // (smallest consumer, leaf)
-    if (on_leaf_final) finals = leaves_by_last_use(out);
-    std::size_t next_final = 0;
-    auto fire_finals_above = [&](int64_t i) {
-      for (; next_final < finals.size() && finals[next_final].first > i; ++next_final) {
-        const int64_t leaf = finals[next_final].second;
-        const int32_t s = leaf <= out ? slot[std::size_t(leaf)] : -1;
-        (*on_leaf_final)(leaf, s >= 0 ? &*live[std::size_t(s)] : nullptr);
-      }
-    };
-    for (int64_t i = out; i >= 0; --i) {
-      if (on_leaf_final) fire_finals_above(i);
-      const int32_t s = slot[std::size_t(i)];
-      const Node& n = nodes_[std::size_t(i)];
-      if (s < 0 || n.joint == kLeaf) continue;
-      const int64_t saved_end =
-          i + 1 < n_nodes ? nodes_[std::size_t(i) + 1].first_saved : int64_t(saved_.size());
-      for (int64_t k = n.first_saved; k < saved_end; ++k) {
-        const Saved& v = saved_[std::size_t(k)];
-        if (v.storage->version() != v.version) {
-          detail::saved_value_modified(v.version, v.storage->version());
-        }
-      }
-      // Moved out of its slot first: accumulating into an input may grow `live`.
-      const T ct = std::move(*live[std::size_t(s)]);
-      live[std::size_t(s)].reset();
-      free_slots.push_back(s);
-      if (n.joint >= 0) {
-        const Joint& j = joints_[std::size_t(n.joint)];
-        std::vector<T> gs = j.pullback(ct);
-        for (std::size_t k = 0; k < gs.size(); ++k) {
-          if (j.inputs[k] >= 0) accumulate(j.inputs[k], std::move(gs[k]));
-        }
-      }
-      const int64_t edges_end =
-          i + 1 < n_nodes ? nodes_[std::size_t(i) + 1].first_edge : int64_t(edges_.size());
-      for (int64_t k = n.first_edge; k < edges_end; ++k) {
-        const Edge& e = edges_[std::size_t(k)];
-        accumulate(e.input, e.pullback(ct));
-      }
-    }
-    if (on_leaf_final) fire_finals_above(-1);
-    // The leaves' cotangents (a leaf has no inputs: its cotangent stays in its slot); every
-    // leaf's id is at most last_leaf_.
-    const int64_t leaves_end = std::min(out, last_leaf_) + 1;
-    std::vector<std::optional<T>> ct(std::size_t(std::max<int64_t>(leaves_end, 0)));
-    for (int64_t i = 0; i < leaves_end; ++i) {
-      const int32_t s = slot[std::size_t(i)];
-      if (s >= 0) ct[std::size_t(i)] = std::move(live[std::size_t(s)]);
-    }
-    return ct;
-  }
+                                         const LeafHook* on_leaf_final = nullptr) const;
 
  private:
   /// Every leaf with the smallest node id up to `out` that has an edge into it
   /// (INT64_MAX: none), largest first: the order in which their cotangents become final.
-  std::vector<std::pair<int64_t, int64_t>> leaves_by_last_use(int64_t out) const {
-    constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
-    std::vector<int64_t> first_use(std::size_t(last_leaf_ + 1), kNone);
-    auto use = [&](int64_t input, int64_t node) {
-      if (input >= 0 && input <= last_leaf_) {
-        int64_t& u = first_use[std::size_t(input)];
-        u = std::min(u, node);
-      }
-    };
-    const int64_t end = std::min(out + 1, int64_t(nodes_.size()));
-    for (int64_t i = 0; i < end; ++i) {
-      const Node& n = nodes_[std::size_t(i)];
-      if (n.joint >= 0) {
-        for (int64_t input : joints_[std::size_t(n.joint)].inputs) use(input, i);
-      }
-      const int64_t edges_end = i + 1 < int64_t(nodes_.size())
-                                    ? nodes_[std::size_t(i) + 1].first_edge
-                                    : int64_t(edges_.size());
-      for (int64_t k = n.first_edge; k < edges_end; ++k) use(edges_[std::size_t(k)].input, i);
-    }
-    std::vector<std::pair<int64_t, int64_t>> finals;
-    for (int64_t leaf = 0; leaf <= last_leaf_; ++leaf) {
-      if (nodes_[std::size_t(leaf)].joint == kLeaf)
-        finals.emplace_back(first_use[std::size_t(leaf)], leaf);
-    }
-    std::stable_sort(finals.begin(), finals.end(),
-                     [](const auto& a, const auto& b) { return a.first > b.first; });
-    return finals;
-  }
+  std::vector<std::pair<int64_t, int64_t>> leaves_by_last_use(int64_t out) const;
 
   /// One differentiable input of a node.
   struct Edge {
@@ -293,5 +189,117 @@ class Tape {
   std::vector<Joint> joints_;
   int64_t last_leaf_ = -1;  ///< the largest leaf id
 };
+
+// Out of the class, so not inline: for the levels of ad/stacks.hpp the library's one copy
+// is called instead of one compiled in every file that takes a gradient.
+template <Diffable T>
+std::vector<std::optional<T>> Tape<T>::backward(int64_t out, const T& seed,
+                                                const LeafHook* on_leaf_final) const {
+  const detail::BackwardPassScope backward_pass;  // st::debug_nans names this pass
+  // Few cotangents are alive at once: node i's lives in live[slot[i]], and a slot freed
+  // when its node is done serves the next one, so the pass touches O(frontier) values.
+  std::vector<int32_t> slot(std::size_t(out) + 1, -1);
+  std::vector<std::optional<T>> live;
+  std::vector<int32_t> free_slots;
+  auto accumulate = [&](int64_t input, T g) {
+    int32_t& s = slot[std::size_t(input)];
+    if (s >= 0) {
+      live[std::size_t(s)] = Prims<T>::binary(BinaryOp::add, *live[std::size_t(s)], g);
+      return;
+    }
+    if (free_slots.empty()) {
+      s = int32_t(live.size());
+      live.emplace_back(std::move(g));
+    } else {
+      s = free_slots.back();
+      free_slots.pop_back();
+      live[std::size_t(s)].emplace(std::move(g));
+    }
+  };
+  accumulate(out, seed);
+  const int64_t n_nodes = int64_t(nodes_.size());
+  // The leaves in the order their cotangents become final (see LeafHook).
+  std::vector<std::pair<int64_t, int64_t>> finals;  // (smallest consumer, leaf)
+  if (on_leaf_final) finals = leaves_by_last_use(out);
+  std::size_t next_final = 0;
+  auto fire_finals_above = [&](int64_t i) {
+    for (; next_final < finals.size() && finals[next_final].first > i; ++next_final) {
+      const int64_t leaf = finals[next_final].second;
+      const int32_t s = leaf <= out ? slot[std::size_t(leaf)] : -1;
+      (*on_leaf_final)(leaf, s >= 0 ? &*live[std::size_t(s)] : nullptr);
+    }
+  };
+  for (int64_t i = out; i >= 0; --i) {
+    if (on_leaf_final) fire_finals_above(i);
+    const int32_t s = slot[std::size_t(i)];
+    const Node& n = nodes_[std::size_t(i)];
+    if (s < 0 || n.joint == kLeaf) continue;
+    const int64_t saved_end =
+        i + 1 < n_nodes ? nodes_[std::size_t(i) + 1].first_saved : int64_t(saved_.size());
+    for (int64_t k = n.first_saved; k < saved_end; ++k) {
+      const Saved& v = saved_[std::size_t(k)];
+      if (v.storage->version() != v.version) {
+        detail::saved_value_modified(v.version, v.storage->version());
+      }
+    }
+    // Moved out of its slot first: accumulating into an input may grow `live`.
+    const T ct = std::move(*live[std::size_t(s)]);
+    live[std::size_t(s)].reset();
+    free_slots.push_back(s);
+    if (n.joint >= 0) {
+      const Joint& j = joints_[std::size_t(n.joint)];
+      std::vector<T> gs = j.pullback(ct);
+      for (std::size_t k = 0; k < gs.size(); ++k) {
+        if (j.inputs[k] >= 0) accumulate(j.inputs[k], std::move(gs[k]));
+      }
+    }
+    const int64_t edges_end =
+        i + 1 < n_nodes ? nodes_[std::size_t(i) + 1].first_edge : int64_t(edges_.size());
+    for (int64_t k = n.first_edge; k < edges_end; ++k) {
+      const Edge& e = edges_[std::size_t(k)];
+      accumulate(e.input, e.pullback(ct));
+    }
+  }
+  if (on_leaf_final) fire_finals_above(-1);
+  // The leaves' cotangents (a leaf has no inputs: its cotangent stays in its slot); every
+  // leaf's id is at most last_leaf_.
+  const int64_t leaves_end = std::min(out, last_leaf_) + 1;
+  std::vector<std::optional<T>> ct(std::size_t(std::max<int64_t>(leaves_end, 0)));
+  for (int64_t i = 0; i < leaves_end; ++i) {
+    const int32_t s = slot[std::size_t(i)];
+    if (s >= 0) ct[std::size_t(i)] = std::move(live[std::size_t(s)]);
+  }
+  return ct;
+}
+
+template <Diffable T>
+std::vector<std::pair<int64_t, int64_t>> Tape<T>::leaves_by_last_use(int64_t out) const {
+  constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
+  std::vector<int64_t> first_use(std::size_t(last_leaf_ + 1), kNone);
+  auto use = [&](int64_t input, int64_t node) {
+    if (input >= 0 && input <= last_leaf_) {
+      int64_t& u = first_use[std::size_t(input)];
+      u = std::min(u, node);
+    }
+  };
+  const int64_t end = std::min(out + 1, int64_t(nodes_.size()));
+  for (int64_t i = 0; i < end; ++i) {
+    const Node& n = nodes_[std::size_t(i)];
+    if (n.joint >= 0) {
+      for (int64_t input : joints_[std::size_t(n.joint)].inputs) use(input, i);
+    }
+    const int64_t edges_end = i + 1 < int64_t(nodes_.size()) ? nodes_[std::size_t(i) + 1].first_edge
+                                                             : int64_t(edges_.size());
+    for (int64_t k = n.first_edge; k < edges_end; ++k) use(edges_[std::size_t(k)].input, i);
+  }
+  std::vector<std::pair<int64_t, int64_t>> finals;
+  for (int64_t leaf = 0; leaf <= last_leaf_; ++leaf) {
+    if (nodes_[std::size_t(leaf)].joint == kLeaf)
+      finals.emplace_back(first_use[std::size_t(leaf)], leaf);
+  }
+  std::stable_sort(finals.begin(), finals.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  return finals;
+}
 
 }  // namespace strata

@@ -576,7 +576,7 @@ int main(int argc, char** argv) {
         q.push_back(cs[0].times[r] / it->times[r]);
       const double m = median(q);
       row["strata_over_" + rel] = m;
-      std::printf(" strata/%s %.2fx", rel.c_str(), m);
+      std::printf(" strata/%s %.3gx", rel.c_str(), m);
     }
     for (const auto& [name, measure] : w.measures) {
       const double v = measure();

@@ -21,7 +21,8 @@ st::Tensor spd(int64_t n, uint64_t seed) {
 /// The loss of a 64-128-1 tanh MLP on 256 examples, f64: mean((tanh(x W1) W2 - y)^2).
 struct Mlp {
   st::Tensor x = st::randn({256, 64}, 51, st::f64), y = st::randn({256, 1}, 52, st::f64);
-  st::Tensor w1 = st::randn({64, 128}, 53, st::f64) / 8.0, w2 = st::randn({128, 1}, 54, st::f64) / 11.0;
+  st::Tensor w1 = st::randn({64, 128}, 53, st::f64) / 8.0,
+             w2 = st::randn({128, 1}, 54, st::f64) / 11.0;
   st::Tensor v1 = st::randn({64, 128}, 55, st::f64), v2 = st::randn({128, 1}, 56, st::f64);
   auto loss() const {
     return [x = x, y = y](const auto& p) {
@@ -47,7 +48,8 @@ const Register kSecondOrder(16, [](std::vector<Workload>& w) {
 
   Workload hvp{"hvp_mlp_f64", [] {
                  const Mlp m;
-                 const auto params = std::make_tuple(m.w1, m.w2), dirs = std::make_tuple(m.v1, m.v2);
+                 const auto params = std::make_tuple(m.w1, m.w2),
+                            dirs = std::make_tuple(m.v1, m.v2);
                  return Body([=] { g_sink = std::get<0>(st::hvp(m.loss(), params, dirs)).raw(); });
                }};
   hvp.peers.push_back({"grad", []() -> Body {

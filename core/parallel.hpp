@@ -23,14 +23,10 @@ namespace detail {
 /// Pieces a parallel range is cut into per thread (at most; never below one
 /// grain each). The pool's threads take pieces as they come free (run()), so
 /// a thread whose core is slowed by a neighbour does fewer of them: with one
-/// piece per thread, every op waited for the slowed thread's half.
-/// mlp_train_step_b128 on AMD Zen 4 with a busy loop sharing the second
-/// core: 2.2-2.8 ms with one piece per thread, 1.7-2.3 with four, 1.33-1.36
-/// with eight (the hand-written one-thread Eigen step 1.53-1.87); on a quiet
-/// host 1.03-1.05 all three ways. The host this was measured on had such
-/// spells by itself: the step took 1.6 ms in some runs, and PyTorch's 2.4
-/// against its usual 1.3-1.5. Which thread runs a piece never changes the
-/// results.
+/// piece per thread, every op waited for the slowed thread's half (eight
+/// measured best with a neighbour on the second core and cost nothing on a
+/// quiet one: docs/perf-history/2026-12-04-zen4.md). Which thread runs a piece never changes
+/// the results.
 inline constexpr int kPiecesPerThread = 8;
 
 /// parallel_for for a range of more than `grain` elements (grain >= 1).

@@ -108,8 +108,10 @@ T diag_embed(const T& v, int64_t offset = 0) {
   if (offset == 0) return d;
   const int64_t k = offset > 0 ? offset : -offset;
   Pads around(std::size_t(s.ndim() + 1), {0, 0});
-  around[around.size() - 2] = offset > 0 ? std::pair<int64_t, int64_t>{0, k} : std::pair{k, int64_t{0}};
-  around[around.size() - 1] = offset > 0 ? std::pair<int64_t, int64_t>{k, 0} : std::pair{int64_t{0}, k};
+  around[around.size() - 2] =
+      offset > 0 ? std::pair<int64_t, int64_t>{0, k} : std::pair{k, int64_t{0}};
+  around[around.size() - 1] =
+      offset > 0 ? std::pair<int64_t, int64_t>{k, 0} : std::pair{int64_t{0}, k};
   return pad(d, around);
 }
 

@@ -14,6 +14,9 @@
 ///   diff/reductions.hpp   sum max min argmax argmin sum_to
 ///   diff/statistics.hpp   mean var std norm logsumexp
 ///   diff/activations.hpp  sigmoid relu gelu silu softplus softmax log_softmax
+///   diff/normalization.hpp layer_norm rms_norm group_norm batch_norm
+///   diff/dropout.hpp      bernoulli dropout, from a st::Key (core/key.hpp: split, fold_in)
+///   diff/attention.hpp    scaled_dot_product_attention
 ///   diff/movement.hpp     reshape permute expand transpose squeeze unsqueeze flatten
 ///                         flip slice pad cast concat stack split
 ///   diff/matrix.hpp       matmul dot tril triu diagonal diag_embed one_hot
@@ -29,14 +32,17 @@
 ///   diff/index.hpp        ix oix vix take, st::Index and its entries
 #include "diff/activations.hpp"
 #include "diff/arithmetic.hpp"
+#include "diff/attention.hpp"
 #include "diff/comparison.hpp"
 #include "diff/cross.hpp"
+#include "diff/dropout.hpp"
 #include "diff/index.hpp"
 #include "diff/linalg/det.hpp"
 #include "diff/linalg/solve.hpp"
 #include "diff/math.hpp"
 #include "diff/matrix.hpp"
 #include "diff/movement.hpp"
+#include "diff/normalization.hpp"
 #include "diff/operands.hpp"
 #include "diff/reductions.hpp"
 #include "diff/roll.hpp"

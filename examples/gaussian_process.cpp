@@ -38,7 +38,8 @@ int main(int argc, char** argv) {
     return 0.5 * st::sum(y * alpha) + st::sum(st::log(st::diagonal(chol))) +
            0.5 * double(n) * std::log(2 * M_PI);
   };
-  st::Tensor theta = st::from_vector(std::vector<double>{0.0, 0.0, -1.0});  // l = s = 1, sigma = 0.37
+  st::Tensor theta =
+      st::from_vector(std::vector<double>{0.0, 0.0, -1.0});  // l = s = 1, sigma = 0.37
   const auto t0 = std::chrono::steady_clock::now();
   std::printf("n = %lld\nstep  lengthscale  signal   noise       nll          |grad|\n",
               static_cast<long long>(n));
@@ -66,7 +67,8 @@ int main(int argc, char** argv) {
     }
     theta = next;
   }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("fitted in %.2f s: %s\n", seconds, gn < 1e-8 ? "converged" : "NOT converged");
   return gn < 1e-8 ? 0 : 1;
 }

@@ -60,7 +60,8 @@ int main(int argc, char** argv) {
     }
     x = next;
   }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const double err = st::max(st::abs(x - 1.0)).item<double>();
   std::printf("max |x_i - 1| = %.3e after %.2f s: %s\n", err, seconds,
               err < 1e-8 ? "converged to (1, ..., 1)" : "NOT converged");

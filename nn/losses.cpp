@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "nn/losses.hpp"
 
+#include <string>
 #include <vector>
 
 #include "core/error.hpp"
@@ -18,41 +19,52 @@ void check_same_shape(const Shape& a, const Shape& b, std::string_view op) {
 }
 
 namespace {
-/// n (rows) and classes of logits [n, classes] with labels [n] of an integer dtype.
+/// n (rows) and classes of logits [..., classes] with labels [...] of an integer dtype; rank 2
+/// only unless `any_rank`.
 std::pair<int64_t, int64_t> check_labels(const Shape& logits, const Tensor& labels,
-                                         std::string_view op) {
-  if (logits.ndim() != 2) {
-    fail<ShapeError>(op, "logits must be [batch, classes], got shape ", logits);
+                                         std::string_view op, bool any_rank) {
+  if (logits.ndim() < 2 || (!any_rank && logits.ndim() != 2)) {
+    fail<ShapeError>(op, "logits must be [batch, classes]", any_rank ? " or [..., classes]" : "",
+                     ", got shape ", logits);
   }
   if (!labels.defined()) fail<ValueError>(op, "undefined labels tensor");
   if (labels.dtype() != i32 && labels.dtype() != i64) {
     fail<DTypeError>(op, "labels have dtype ", dtype_name(labels.dtype()),
                      ", need integer class indices (i32 or i64)");
   }
-  if (labels.shape() != Shape{logits[0]}) {
+  Shape rows = logits;
+  rows.erase(std::size_t(logits.ndim() - 1));
+  if (labels.shape() != rows) {
     fail<ShapeError>(op, "labels of shape ", labels.shape(), " do not match logits of shape ",
-                     logits, " (need [", logits[0], "])");
+                     logits, " (need ", rows, ": one label per row, the class axis last)");
   }
-  return {logits[0], logits[1]};
+  int64_t n = 1;
+  for (int64_t d : rows) n *= d;
+  return {n, logits[std::size_t(logits.ndim() - 1)]};
 }
 }  // namespace
 
-Tensor label_positions(const Shape& logits, const Tensor& labels, std::string_view op) {
-  const auto [n, classes] = check_labels(logits, labels, op);
+Tensor label_positions(const Shape& logits, const Tensor& labels, std::string_view op,
+                       std::optional<int64_t> ignore_index) {
+  const auto [n, classes] = check_labels(logits, labels, op, true);
   if (n == 0) fail<ValueError>(op, "empty batch (the mean over 0 rows is undefined)");
-  std::vector<int64_t> pos = labels.to_vector<int64_t>();
-  for (std::size_t i = 0; i < pos.size(); ++i) {
-    if (pos[i] < 0 || pos[i] >= classes) {
-      fail<IndexError>(op, "label ", pos[i], " at position ", i, " is out of range [0, ", classes,
-                       ")");
+  const std::vector<int64_t> given = labels.to_vector<int64_t>();
+  std::vector<int64_t> pos;
+  pos.reserve(given.size());
+  for (std::size_t i = 0; i < given.size(); ++i) {
+    if (ignore_index && given[i] == *ignore_index) continue;
+    if (given[i] < 0 || given[i] >= classes) {
+      fail<IndexError>(op, "label ", given[i], " at position ", i, " is out of range [0, ", classes,
+                       ")", ignore_index ? " and is not ignore_index = " : "",
+                       ignore_index ? std::to_string(*ignore_index) : "");
     }
-    pos[i] += int64_t(i) * classes;
+    pos.push_back(given[i] + int64_t(i) * classes);
   }
-  return Tensor(raw::from_host(pos.data(), {n}, DType::i64, labels.device()));
+  return Tensor(raw::from_host(pos.data(), {int64_t(pos.size())}, DType::i64, labels.device()));
 }
 
 double accuracy(const Tensor& logits, const Tensor& labels) {
-  const auto [n, classes] = check_labels(logits.shape(), labels, "accuracy");
+  const auto [n, classes] = check_labels(logits.shape(), labels, "accuracy", false);
   if (n == 0) fail<ValueError>("accuracy", "empty batch");
   (void)classes;
   const std::vector<int64_t> pred = argmax(logits, 1).to_vector<int64_t>();

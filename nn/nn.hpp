@@ -5,6 +5,7 @@
 /// files. (nn/json.hpp, the JSON form of one tensor, is separate: it needs
 /// nlohmann/json.)
 #include "nn/data.hpp"
+#include "nn/idx.hpp"
 #include "nn/init.hpp"
 #include "nn/layers.hpp"
 #include "nn/losses.hpp"
@@ -12,3 +13,6 @@
 #include "nn/optim.hpp"
 #include "nn/params.hpp"
 #include "nn/safetensors.hpp"
+#include "nn/schedule.hpp"
+#include "nn/text.hpp"
+#include "nn/transformer.hpp"

@@ -136,6 +136,7 @@ Adam::Adam(const AdamOptions& o, bool decoupled, std::string_view name)
   require_hyper(o.beta2, o.beta2 >= 0 && o.beta2 < 1, "beta2", name_);
   require_hyper(o.eps, o.eps >= 0, "eps", name_);
   require_hyper(o.weight_decay, o.weight_decay >= 0, "weight_decay", name_);
+  require_hyper(double(o.decay_min_ndim), o.decay_min_ndim >= 0, "decay_min_ndim", name_);
 }
 
 void Adam::init_state(State& st, const Tensor& p) const {
@@ -147,7 +148,7 @@ void Adam::update(Tensor& p, const Tensor& g, State& st) const {
   // One pass over p, its moments and g (scalar::AdamStep has the arithmetic):
   // 12 in-place ops a step before, each a pass and a dispatch of its own.
   const double t = double(st.t);
-  const double wd = o_.weight_decay;
+  const double wd = p.ndim() >= o_.decay_min_ndim ? o_.weight_decay : 0.0;
   raw::adam_step_(p.raw(), st.a.raw(), st.b.raw(), g.raw(),
                   {.beta1 = o_.beta1,
                    .beta2 = o_.beta2,

@@ -87,6 +87,9 @@ struct AdamOptions {
   double beta2 = 0.999;       ///< decay of the second moment, in [0, 1)
   double eps = 1e-8;          ///< added to the denominator
   double weight_decay = 0.0;  ///< L2 (Adam) or decoupled (AdamW) decay
+  /// weight_decay applies to the parameters of at least this many dims only: 2 decays weight
+  /// matrices and embeddings but not biases or norm scales (nanoGPT's two parameter groups).
+  int64_t decay_min_ndim = 0;
 };
 
 /// Adam (Kingma & Ba, 2015, Algorithm 1), with torch.optim.Adam's L2 weight

@@ -12,7 +12,7 @@
 /// Backends are leaves: raw/cpu/ and raw/cuda/ never call the front end
 /// (raw/ops.hpp). Scratch space and dense copies a kernel needs come from
 /// backend_empty / backend_contiguous below, which use only the backend's own
-/// allocator and copy kernel (tests/raw/backends_are_leaves.cmake checks it).
+/// allocator and copy kernel (tests/layers.cmake checks it).
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -100,8 +100,8 @@ class Backend {
   /// for unit_diagonal); kNonFiniteB for b.
   virtual void triangular_solve(const RawTensor& x, const RawTensor& a, const RawTensor& b,
                                 const TriangularSolve& opts, const RawTensor& info) = 0;
-  /// lu[..., n, n] packed L\U, pivots and perm [..., n] i64 (raw::lu's meaning); no positive
-  /// info (a singular a is factorised like any other).
+  /// lu[..., n, n] the packed L and U factors, pivots and perm [..., n] i64 (raw::lu's meaning); no
+  /// positive info (a singular a is factorised like any other).
   virtual void lu(const RawTensor& lu, const RawTensor& pivots, const RawTensor& perm,
                   const RawTensor& a, const RawTensor& info) = 0;
   /// w[..., n] ascending eigenvalues, v[..., n, n] eigenvectors as columns (lower triangle of

@@ -7,12 +7,11 @@
 // device that this machine does not have makes the runner say so and exit 77,
 // which ctest reports as skipped (SKIP_RETURN_CODE); a malformed value, or a
 // CUDA device in a build without the CUDA backend, is an error (exit 2).
-#define CATCH_CONFIG_RUNNER
-#include <catch2/catch.hpp>
 #include <cstdlib>
 #include <iostream>
 #include <strata.hpp>
 
+#include "support/catch_session.hpp"
 #include "support/device.hpp"
 
 int main(int argc, char** argv) {
@@ -38,5 +37,5 @@ int main(int argc, char** argv) {
   st::testing::set_test_device(*device);
   const st::DefaultDevice on(*device);
   if (device->is_cuda()) std::cout << "strata tests: running on " << *device << "\n";
-  return Catch::Session().run(argc, argv);
+  return strata::testing::run_catch_session(argc, argv);
 }

@@ -47,7 +47,7 @@ struct UnaryDerivative {
   T (*times)(const T&, const T&) = nullptr;  ///< (value read, v) -> v * op'(x); null: none
 };
 
-/// The derivative entry of every unary op, one case each (a switch without `default:`, so
+/// The derivative entry of every unary op, one case each (a switch without a default label, so
 /// -Werror=switch rejects an op without one).
 template <Diffable T>
 UnaryDerivative<T> unary_derivative(UnaryOp op) {
@@ -128,9 +128,10 @@ struct Unary {
 /// for each value it does not read).
 template <Diffable T>
 struct Partial {
+  /// (a, b, y, v) -> v * d op / d operand
+  using Times = T (*)(const T&, const T&, const T&, const T&);
   unsigned reads = keep_nothing;  ///< what it reads
-  T (*times)
-  (const T&, const T&, const T&, const T&) = nullptr;  ///< (a, b, y, v) -> v * d op / d operand
+  Times times = nullptr;          ///< null: the operand gets no derivative
 };
 
 /// The derivative entry of one binary op: its two partials, or none (comparisons and
@@ -149,7 +150,7 @@ T extremum_partial(const T& mine, const T& other, const T& v) {
   return v * (wins + cast(mine == other, v.dtype()) * 0.5);
 }
 
-/// The derivative entry of every binary op, one case each (no `default:`, as above).
+/// The derivative entry of every binary op, one case each (no default label, as above).
 template <Diffable T>
 BinaryDerivative<T> binary_derivative(BinaryOp op) {
   using D = BinaryDerivative<T>;

@@ -61,7 +61,7 @@ inline strata::TriangularSolve transposed(strata::TriangularSolve o) {
 /// The primitive `triangular_solve(a, b, opts)`: x = op(a)^-1 b (left) or b op(a)^-1 (right).
 /// Linear in b; in a, d x = -op(a)^-1 op(d a) x (left) or -x op(d a) op(a)^-1 (right).
 struct TriangularSolve {
-  strata::TriangularSolve opts;             ///< side, triangle, transpose, unit diagonal
+  strata::TriangularSolve opts;          ///< side, triangle, transpose, unit diagonal
   static constexpr bool linear = false;  ///< its jvp is jvp() below
 
   /// "triangular_solve", for errors.

@@ -172,8 +172,8 @@ struct Reshape {
 struct Slice {
   int64_t axis;                         ///< the sliced axis
   static constexpr bool linear = true;  ///< its jvp is the primitive applied to the tangent
-  std::optional<int64_t> start;         ///< first position (default: the start)
-  std::optional<int64_t> stop;          ///< end position (default: the end)
+  std::optional<int64_t> start;         ///< first position (the start if none)
+  std::optional<int64_t> stop;          ///< end position (the end if none)
   int64_t step;                         ///< stride
 
   /// "slice", for errors.

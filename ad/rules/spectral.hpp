@@ -104,7 +104,7 @@ struct Svd {
     const T f = inverse_gaps(s * s);
     const T ds = matmul(matmul(mT(u), t), v);
     const T row = unsqueeze(s, -2), col = unsqueeze(s, -1);  // s as [1, k] and [k, 1]
-    const T ds_s = ds * row, s_ds = col * ds;                 // dS S and S dS
+    const T ds_s = ds * row, s_ds = col * ds;                // dS S and S dS
     T du = matmul(u, f * (ds_s + mT(ds_s)));
     T dv = matmul(v, f * (s_ds + mT(s_ds)));
     const Shape sh = a.shape();

@@ -56,8 +56,8 @@ std::pair<T, T> linalg_operands(T a, T b, std::string_view op) {
   b = as_dtype(std::move(b), t);
   const Shape sa = a.shape(), sb = b.shape();
   require_matrix_shape(op, sb);
-  const Shape batch = broadcast_shapes(Shape(sa.begin(), sa.end() - 2),
-                                       Shape(sb.begin(), sb.end() - 2), op);
+  const Shape batch =
+      broadcast_shapes(Shape(sa.begin(), sa.end() - 2), Shape(sb.begin(), sb.end() - 2), op);
   auto to_batch = [&](T x, const Shape& s) {
     Shape full = batch;
     full.push_back(s[s.ndim() - 2]);

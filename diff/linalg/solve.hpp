@@ -17,7 +17,7 @@ using Triangular = strata::TriangularSolve;
 /// shapes that do not fit. Example: `st::linalg::solve_triangular(L, b, {.lower = true})`.
 template <class A, class B>
 requires detail::Operands<A, B> common_level_t<A, B> solve_triangular(const A& a, const B& b,
-                                                                     Triangular opts = {}) {
+                                                                      Triangular opts = {}) {
   using R = common_level_t<A, B>;
   R x = lift<R>(a), y = lift<R>(b);
   detail::require_square("solve_triangular", x);
@@ -94,7 +94,7 @@ T pinv(const T& a, double rcond = -1) {
 /// solution, through the SVD with rcond as pinv). Example: `st::linalg::lstsq(X, y)`.
 template <class A, class B>
 requires detail::Operands<A, B> common_level_t<A, B> lstsq(const A& a, const B& b,
-                                                          double rcond = -1) {
+                                                           double rcond = -1) {
   using R = common_level_t<A, B>;
   R x = lift<R>(a), y = lift<R>(b);
   detail::require_matrix("lstsq", x);

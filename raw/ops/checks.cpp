@@ -10,23 +10,22 @@ void require_defined(const RawTensor& x, std::string_view op) {
   if (!x.defined()) fail<ValueError>(op, "undefined tensor (default-constructed)");
 }
 
-void require_same_device(const RawTensor& a, const RawTensor& b, std::string_view op) {
-  if (a.device() != b.device()) {
-    fail<DeviceError>(op, "tensors are on different devices (", to_string(a.device()), " and ",
-                      to_string(b.device()), "); move one with .to(device)");
+void require_same_device(Device a, Device b, std::string_view op) {
+  if (a != b) {
+    fail<DeviceError>(op, "tensors are on different devices (", to_string(a), " and ", to_string(b),
+                      "); move one with .to(device)");
   }
 }
 
-void require_same_shape(const RawTensor& a, const RawTensor& b, std::string_view op) {
-  if (a.shape() != b.shape()) {
-    fail<ShapeError>(op, "shapes ", a.shape(), " and ", b.shape(),
-                     " differ (the primitive does not broadcast)");
+void require_same_shape(const Shape& a, const Shape& b, std::string_view op) {
+  if (a != b) {
+    fail<ShapeError>(op, "shapes ", a, " and ", b, " differ (the primitive does not broadcast)");
   }
 }
 
-void require_same_dtype(const RawTensor& a, const RawTensor& b, std::string_view op) {
-  if (a.dtype() != b.dtype()) {
-    fail<DTypeError>(op, "dtypes ", dtype_name(a.dtype()), " and ", dtype_name(b.dtype()),
+void require_same_dtype(DType a, DType b, std::string_view op) {
+  if (a != b) {
+    fail<DTypeError>(op, "dtypes ", dtype_name(a), " and ", dtype_name(b),
                      " differ (cast one first)");
   }
 }

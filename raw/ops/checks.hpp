@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-/// The front end's shared argument checks (raw/ops/*.cpp): each throws the
-/// st::Error subclass that names the op, the values and the fix, so that no
-/// backend checks its arguments again.
+/// The front end's shared argument checks (raw/ops/*.cpp, and the levels that check
+/// shapes without a RawTensor, such as ad/sparse's tracer): each throws the st::Error
+/// subclass that names the op, the values and the fix, so that no backend checks its
+/// arguments again.
 #include <cstdint>
 #include <string_view>
 
@@ -15,11 +16,23 @@ namespace strata::detail {
 /// x holds a tensor (not a default-constructed RawTensor).
 void require_defined(const RawTensor& x, std::string_view op);
 /// a and b are on one device.
-void require_same_device(const RawTensor& a, const RawTensor& b, std::string_view op);
+void require_same_device(Device a, Device b, std::string_view op);
+/// a and b are one shape (the primitives do not broadcast).
+void require_same_shape(const Shape& a, const Shape& b, std::string_view op);
+/// a and b are one dtype (the primitives do not promote).
+void require_same_dtype(DType a, DType b, std::string_view op);
+/// a and b are on one device.
+inline void require_same_device(const RawTensor& a, const RawTensor& b, std::string_view op) {
+  require_same_device(a.device(), b.device(), op);
+}
 /// a and b have one shape (the primitives do not broadcast).
-void require_same_shape(const RawTensor& a, const RawTensor& b, std::string_view op);
+inline void require_same_shape(const RawTensor& a, const RawTensor& b, std::string_view op) {
+  require_same_shape(a.shape(), b.shape(), op);
+}
 /// a and b have one dtype (the primitives do not promote).
-void require_same_dtype(const RawTensor& a, const RawTensor& b, std::string_view op);
+inline void require_same_dtype(const RawTensor& a, const RawTensor& b, std::string_view op) {
+  require_same_dtype(a.dtype(), b.dtype(), op);
+}
 /// t is f32 or f64.
 void require_float(DType t, std::string_view op);
 /// t is a number (not bool).

@@ -32,7 +32,7 @@ TEST_CASE("check_grads: accepts correct derivatives and rejects wrong ones", "[a
     INFO(r.report);
     CHECK(r.ok());
     CHECK(r.checks == 2 * (2 + 4 + 8));  // (primal + derivative) per check, 14 checks
-    CHECK(r.worst < 1e-2);               // finite differences far inside the tolerance
+    CHECK(r.worst < 1e-2);               // finite differences far inside the tolerances
   }
   SECTION("x * stop_gradient(x) is not the derivative of x * x, in either mode") {
     // AD says d/dx = x (the second factor is a constant); the finite difference sees 2x.
@@ -59,6 +59,40 @@ TEST_CASE("check_grads: accepts correct derivatives and rejects wrong ones", "[a
       INFO(r2.report);
       CHECK_FALSE(r2.ok());
       CHECK(r2.worst > 10);
+    }
+  }
+  SECTION("an error of 1e-4 in a second derivative is caught") {
+    // Value x^2 + c (x - sg(x))^2 = x^2; AD's first derivative 2x + 2c (x - sg(x)) = 2x is
+    // right, its second 2 + 2c is off by a relative c = 1e-4: far above what the finite
+    // differences resolve (1e-9), and below the old tolerance of orders 2 and 3 (1e-3).
+    auto bad = [](const auto& x) {
+      const auto d = x - st::stop_gradient(x);
+      return x * x + d * d * 1e-4;
+    };
+    for (Modes m : {Modes::fwd, Modes::rev}) {
+      const auto r1 = check_grads_error(bad, {x}, 1, m);
+      INFO(r1.report);
+      CHECK(r1.ok());
+      const auto r2 = check_grads_error(bad, {x}, 2, m);
+      INFO(r2.report);
+      CHECK_FALSE(r2.ok());
+    }
+  }
+  SECTION("a derivative right at orders 1 and 2 but wrong at order 3 is caught") {
+    // Value x^3 + (x - sg(x))^3 = x^3; AD's first two derivatives are right (each term of
+    // (x - sg(x))^3's is a multiple of x - sg(x) = 0), its third is 6 + 6 instead of 6.
+    auto bad3 = [](const auto& x) {
+      const auto d = x - st::stop_gradient(x);
+      return x * x * x + d * d * d;
+    };
+    for (Modes m : {Modes::fwd, Modes::rev, Modes::both}) {
+      const auto r2 = check_grads_error(bad3, {x}, 2, m);
+      INFO(r2.report);
+      CHECK(r2.ok());
+      const auto r3 = check_grads_error(bad3, {x}, 3, m);
+      INFO(r3.report);
+      CHECK_FALSE(r3.ok());
+      CHECK(r3.worst > 10);
     }
   }
   SECTION("a wrong gradient of one of two arguments is caught") {

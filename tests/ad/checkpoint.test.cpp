@@ -20,7 +20,7 @@ using st::testing::require_close;
 
 namespace {
 
-std::vector<double> values(const st::Tensor& t) { return t.to(st::f64).to_vector<double>(); }
+std::vector<double> f64_values(const st::Tensor& t) { return t.to(st::f64).to_vector<double>(); }
 
 // A tanh network: layers [from, to) of the weights ws.
 struct Net {
@@ -151,9 +151,9 @@ TEST_CASE("checkpoint: a deep network's gradient keeps one block at a time", "[a
   });
   INFO("peak bytes: plain " << plain << ", per layer " << per_layer << ", blocks of 8 " << blocks
                             << ", nested 4 x 4 x 4 " << nested);
-  CHECK(values(g1) == values(g0));
-  CHECK(values(g8) == values(g0));
-  CHECK(values(gn) == values(g0));
+  CHECK(f64_values(g1) == f64_values(g0));
+  CHECK(f64_values(g8) == f64_values(g0));
+  CHECK(f64_values(gn) == f64_values(g0));
   // The plain tape keeps one activation per layer (tanh's output, which is the next
   // matmul's input): 64 x 32 KiB. A checkpointed block keeps its input only, and its
   // backward pass recomputes one block: about 8 + 8 activations instead of 64. Nested

@@ -6,7 +6,7 @@
 namespace {
 
 /// Elementwise equality of two Jacobians up to rounding.
-void require_close(const st::Tensor& a, const st::Tensor& b) {
+void require_equal_to_rounding(const st::Tensor& a, const st::Tensor& b) {
   REQUIRE(a.shape() == b.shape());
   const std::vector<double> av = a.to_vector<double>(), bv = b.to_vector<double>();
   for (std::size_t i = 0; i < av.size(); ++i) {
@@ -41,7 +41,7 @@ TEST_CASE("jacfwd and jacrev agree", "[ad]") {
   const st::Tensor w = normal({3, 4}, 182);
   auto check = [&](auto f, const st::Tensor& at) {
     const st::Tensor jf = st::jacfwd(f, at), jr = st::jacrev(f, at);
-    require_close(jf, jr);
+    require_equal_to_rounding(jf, jr);
   };
   SECTION("softmax, log_softmax, logsumexp") {
     check([](const auto& x) { return st::softmax(x, 1); }, x);
@@ -76,11 +76,11 @@ TEST_CASE("jacfwd and jacrev agree", "[ad]") {
     auto f = [](const auto& x) { return st::sum(st::softplus(x) * st::tanh(x)) + st::norm(x); };
     const st::Tensor h = st::hessian(f, x);
     CHECK(h.shape() == st::Shape{2, 3, 2, 3});
-    require_close(h, st::jacrev(st::jacrev(f))(x));
-    require_close(h, st::jacfwd(st::jacfwd(f))(x));
-    require_close(h, st::jacrev(st::grad(f))(x));
+    require_equal_to_rounding(h, st::jacrev(st::jacrev(f))(x));
+    require_equal_to_rounding(h, st::jacfwd(st::jacfwd(f))(x));
+    require_equal_to_rounding(h, st::jacrev(st::grad(f))(x));
     // Symmetric.
     const st::Tensor hm = st::reshape(h, {6, 6});
-    require_close(hm, st::transpose(hm, 0, 1));
+    require_equal_to_rounding(hm, st::transpose(hm, 0, 1));
   }
 }

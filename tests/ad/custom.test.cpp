@@ -15,14 +15,13 @@
 
 namespace st = strata;
 using st::testing::check_grads;
+using st::testing::doubles;
 using st::testing::example;
 using st::testing::f64s;
 using st::testing::normal;
 using st::testing::require_close;
 
 namespace {
-
-std::vector<double> values(const st::Tensor& t) { return t.to_vector<double>(); }
 
 double logistic(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 
@@ -73,35 +72,35 @@ const auto a_sin_b_jvp =
 TEST_CASE("custom_jvp: log1pexp has a finite derivative at x = 1000", "[ad][custom]") {
   const st::Tensor x = f64s({-3.0, 0.0, 2.5, 1000.0}, {4});
   auto f = [&](const auto& v) { return st::sum(log1pexp(v)); };
-  const std::vector<double> g = values(st::grad(f, x));
+  const std::vector<double> g = doubles(st::grad(f, x));
   for (std::size_t i = 0; i < 4; ++i) {
-    const double xi = values(x)[i];
+    const double xi = doubles(x)[i];
     CHECK(g[i] == Approx(logistic(xi)).epsilon(1e-12));
   }
   CHECK(g[3] == 1.0);
   // Without the rule, the ops' own derivative is wrong there: 1 / (1 + e^x) = 0 times
   // e^x = inf, which the NaN-safe product makes 0 (JAX and PyTorch give NaN).
   const auto naive =
-      values(st::grad([](const auto& v) { return st::sum(st::log1p(st::exp(v))); }, x));
+      doubles(st::grad([](const auto& v) { return st::sum(st::log1p(st::exp(v))); }, x));
   CHECK(naive[3] == 0.0);
   // The value is f's: log(1 + e^x), infinite at 1000 as in JAX.
-  const std::vector<double> y = values(log1pexp(x));
+  const std::vector<double> y = doubles(log1pexp(x));
   CHECK(y[2] == Approx(std::log1p(std::exp(2.5))));
   CHECK(std::isinf(y[3]));
   SECTION("every mode agrees, second order included") {
     const auto [y1, t] =
         st::jvp([&](const auto& v) { return log1pexp(v); }, x, f64s({1, 1, 1, 1}, {4}));
-    CHECK(values(t) == g);
+    CHECK(doubles(t) == g);
     const std::vector<double> jf =
-        values(st::jacfwd([&](const auto& v) { return log1pexp(v); }, x));
+        doubles(st::jacfwd([&](const auto& v) { return log1pexp(v); }, x));
     const std::vector<double> jr =
-        values(st::jacrev([&](const auto& v) { return log1pexp(v); }, x));
+        doubles(st::jacrev([&](const auto& v) { return log1pexp(v); }, x));
     CHECK(jf == jr);
     CHECK(jf[15] == 1.0);
     // The second derivative differentiates the rule: sigmoid'(x) = s (1 - s), 0 at 1000.
-    const std::vector<double> h = values(st::hessian(f, x));
+    const std::vector<double> h = doubles(st::hessian(f, x));
     for (std::size_t i = 0; i < 4; ++i) {
-      const double s = logistic(values(x)[i]);
+      const double s = logistic(doubles(x)[i]);
       CHECK(h[i * 5] == Approx(s * (1 - s)).epsilon(1e-10));
     }
     CHECK(h[15] == 0.0);
@@ -123,34 +122,34 @@ TEST_CASE("custom_jvp: log1pexp has a finite derivative at x = 1000", "[ad][cust
 TEST_CASE("custom_vjp: log1pexp and a gradient-clipping identity", "[ad][custom]") {
   const st::Tensor x = f64s({-3.0, 0.0, 2.5, 1000.0}, {4});
   auto f = [&](const auto& v) { return st::sum(log1pexp_vjp(v)); };
-  const std::vector<double> g = values(st::grad(f, x));
-  for (std::size_t i = 0; i < 4; ++i) CHECK(g[i] == Approx(logistic(values(x)[i])).epsilon(1e-12));
+  const std::vector<double> g = doubles(st::grad(f, x));
+  for (std::size_t i = 0; i < 4; ++i) CHECK(g[i] == Approx(logistic(doubles(x)[i])).epsilon(1e-12));
   CHECK(g[3] == 1.0);
   // Forward mode transposes the (linear) backward rule.
   const auto [y, t] =
       st::jvp([&](const auto& v) { return log1pexp_vjp(v); }, x, f64s({1.0, -2.0, 0.5, 3.0}, {4}));
-  CHECK(values(t)[1] == Approx(-2.0 * 0.5));
-  CHECK(values(t)[3] == 3.0);
-  CHECK(values(st::jacfwd([&](const auto& v) { return log1pexp_vjp(v); }, x)) ==
-        values(st::jacrev([&](const auto& v) { return log1pexp_vjp(v); }, x)));
+  CHECK(doubles(t)[1] == Approx(-2.0 * 0.5));
+  CHECK(doubles(t)[3] == 3.0);
+  CHECK(doubles(st::jacfwd([&](const auto& v) { return log1pexp_vjp(v); }, x)) ==
+        doubles(st::jacrev([&](const auto& v) { return log1pexp_vjp(v); }, x)));
   // Second order differentiates the backward rule: sigmoid'(x).
-  const std::vector<double> h = values(st::hessian(f, x));
+  const std::vector<double> h = doubles(st::hessian(f, x));
   CHECK(h[0] == Approx(logistic(-3.0) * (1 - logistic(-3.0))).epsilon(1e-10));
   CHECK(h[15] == 0.0);
 
   SECTION("clip_gradient: identity forward, clipped cotangents backward") {
     const st::Tensor w = normal({6}, 11);
-    CHECK(values(clip_gradient(w)) == values(w));
+    CHECK(doubles(clip_gradient(w)) == doubles(w));
     auto loss = [&](const auto& v) {
       return st::sum(clip_gradient(v) * 5.0 - clip_gradient(v * 0.25));
     };
     // d/dv: clip(5) + 0.25 * clip(-1) = 1 - 0.25
-    for (double gi : values(st::grad(loss, w))) CHECK(gi == 0.75);
+    for (double gi : doubles(st::grad(loss, w))) CHECK(gi == 0.75);
     // vmap of the per-example gradient clips each example's cotangent.
     const st::Tensor ws = normal({3, 4}, 12);
     const st::Tensor pe =
         st::vmap(st::grad([&](const auto& v) { return st::sum(clip_gradient(v) * 3.0); }))(ws);
-    for (double gi : values(pe)) CHECK(gi == 1.0);
+    for (double gi : doubles(pe)) CHECK(gi == 1.0);
   }
 }
 

@@ -7,22 +7,22 @@
 #include <string>
 #include <vector>
 
+#include "support/ad_inputs.hpp"
 #include "support/message_of.hpp"
 
 namespace st = strata;
 using Catch::Matchers::Contains;
+using st::testing::f64s;
 using st::testing::message_of;
 
 namespace {
 
 using Vec = std::vector<double>;
 
-st::Tensor tensor(const Vec& v, const st::Shape& shape) { return st::from_vector(v, shape); }
-
 }  // namespace
 
 TEST_CASE("grad of a function with more than one output element", "[ad]") {
-  const st::Tensor x = tensor({0.5, -1.0, 2.0, 1.5, 0.25, -0.75}, {2, 3});
+  const st::Tensor x = f64s({0.5, -1.0, 2.0, 1.5, 0.25, -0.75}, {2, 3});
   const std::string msg =
       message_of<st::ShapeError>([&] { st::grad([](const auto& a) { return st::tanh(a); }, x); });
   CHECK_THAT(msg, Contains("[2, 3]") && Contains("jacrev"));
@@ -39,7 +39,7 @@ TEST_CASE("grad of a function with more than one output element", "[ad]") {
 }
 
 TEST_CASE("values from two different transform calls combined", "[ad]") {
-  const st::Tensor x = tensor({0.5, -1.0, 2.0}, {3});
+  const st::Tensor x = f64s({0.5, -1.0, 2.0}, {3});
   SECTION("a value leaked out of one grad call used in another") {
     st::Reverse<st::Tensor> leaked;
     st::grad(
@@ -76,7 +76,7 @@ TEST_CASE("values from two different transform calls combined", "[ad]") {
 TEST_CASE("a function returning a value of another transform call", "[ad]") {
   // The result must be a constant (derivative 0) or an error naming the fix;
   // never the old call's derivative read as this call's.
-  const st::Tensor x = tensor({0.5, -1.0, 2.0}, {3});
+  const st::Tensor x = f64s({0.5, -1.0, 2.0}, {3});
   SECTION("reverse mode") {
     st::Reverse<st::Tensor> leaked;
     st::grad(
@@ -117,8 +117,8 @@ TEST_CASE("a function returning a value of another transform call", "[ad]") {
 
 TEST_CASE("in-place writes to values a pending backward pass saved", "[ad]") {
   const Vec xv = {0.5, -1.0, 2.0}, wv = {1.5, 0.25, -2.0};
-  st::Tensor x = tensor(xv, {3});
-  st::Tensor w = tensor(wv, {3});
+  st::Tensor x = f64s(xv, {3});
+  st::Tensor w = f64s(wv, {3});
   // f(a) = sum(exp(a) * W): the pullback of exp saves exp(a), the pullback of * saves W.
   auto f = [&](const auto& a) { return st::sum(st::exp(a) * w); };
   const st::Tensor seed = st::full({}, 1.0, st::f64);
@@ -153,7 +153,7 @@ TEST_CASE("in-place writes to values a pending backward pass saved", "[ad]") {
     // sin keeps its input x, so rewriting x through a view must be caught.
     auto [y, pullback] = st::vjp([&](const auto& a) { return st::sum(st::sin(a) * w); }, x);
     st::Tensor view = x.reshape({1, 3});
-    view.copy_(tensor({9.0, 8.0, 7.0}, {1, 3}));
+    view.copy_(f64s({9.0, 8.0, 7.0}, {1, 3}));
     CHECK(x.to_vector<double>() == Vec{9.0, 8.0, 7.0});  // it was a view
     CHECK_THROWS_AS(pullback(seed), st::ValueError);
   }
@@ -178,7 +178,7 @@ TEST_CASE("in-place writes to values a pending backward pass saved", "[ad]") {
   SECTION("no error when the written tensor was not saved") {
     // sum and reshape save nothing: writing into x afterwards is harmless.
     auto [y, pullback] = st::vjp([](const auto& a) { return st::sum(st::reshape(a, {3, 1})); }, x);
-    x.copy_(tensor({4.0, 5.0, 6.0}, {3}));
+    x.copy_(f64s({4.0, 5.0, 6.0}, {3}));
     CHECK(pullback(seed).to_vector<double>() == Vec{1.0, 1.0, 1.0});
     // W enters only through a plain value computed from it: W itself is not saved.
     auto [y2, pullback2] = st::vjp([&](const auto& a) { return st::sum(a * st::sum(w * w)); }, x);
@@ -188,15 +188,52 @@ TEST_CASE("in-place writes to values a pending backward pass saved", "[ad]") {
     const Vec g = pullback2(seed).to_vector<double>();
     for (double v : g) CHECK(v == Approx(ww));
     // An unrelated tensor.
-    st::Tensor other = tensor({1.0, 2.0}, {2});
-    auto [y3, pullback3] = st::vjp(f, tensor(xv, {3}));
+    st::Tensor other = f64s({1.0, 2.0}, {2});
+    auto [y3, pullback3] = st::vjp(f, f64s(xv, {3}));
     other.mul_(st::full({}, 5.0, st::f64));
     CHECK_NOTHROW(pullback3(seed));
   }
 }
 
+TEST_CASE("in-place writes to the output a rule keeps", "[ad]") {
+  // exp, sqrt, tanh and expm1 compute their derivative from their output, and so do
+  // div and pow for their second operand (ad/rules/elementwise.hpp, keep_out): the
+  // output is saved, so writing into it (the y that vjp returns shares its storage)
+  // must be reported, not silently used for a wrong gradient.
+  const st::Tensor x = f64s({0.5, 1.25, 2.0}, {3}), z = f64s({1.5, 0.75, -0.5}, {3});
+  const st::Tensor ct = f64s({1.0, -2.0, 0.5}, {3});
+  auto written = [&](auto&& pullback, st::Tensor y) {
+    y.mul_(st::full({}, 2.0, st::f64));
+    return message_of<st::ValueError>([&] { pullback(ct); });
+  };
+  SECTION("unary ops") {
+    auto [e, pe] = st::vjp([](const auto& a) { return st::exp(a); }, x);
+    CHECK_THAT(written(pe, e), Contains("in place"));
+    auto [s, ps] = st::vjp([](const auto& a) { return st::sqrt(a); }, x);
+    CHECK_THAT(written(ps, s), Contains("in place"));
+    auto [t, pt] = st::vjp([](const auto& a) { return st::tanh(a); }, x);
+    CHECK_THAT(written(pt, t), Contains("in place"));
+    auto [m, pm] = st::vjp([](const auto& a) { return st::expm1(a); }, x);
+    CHECK_THAT(written(pm, m), Contains("in place"));
+  }
+  SECTION("the second operand of div and pow") {
+    // The gradient with respect to the exponent or divisor only: a and b themselves are
+    // kept too, for the other partial, but the output is what the error must be about.
+    auto [q, pq] = st::vjp([&](const auto& b) { return x / b; }, z);
+    CHECK_THAT(written(pq, q), Contains("in place"));
+    auto [p, pp] = st::vjp([&](const auto& b) { return st::pow(x, b); }, z);
+    CHECK_THAT(written(pp, p), Contains("in place"));
+  }
+  SECTION("untouched, the same pullbacks work") {
+    auto [e, pe] = st::vjp([](const auto& a) { return st::exp(a); }, x);
+    const Vec g = pe(ct).to_vector<double>();
+    const Vec xv = x.to_vector<double>(), cv = ct.to_vector<double>();
+    for (std::size_t i = 0; i < 3; ++i) CHECK(g[i] == Approx(std::exp(xv[i]) * cv[i]));
+  }
+}
+
 TEST_CASE("bad arguments to the transforms", "[ad]") {
-  const st::Tensor x = tensor({0.5, -1.0, 2.0}, {3});
+  const st::Tensor x = f64s({0.5, -1.0, 2.0}, {3});
   auto f = [](const auto& a) { return st::sum(st::sin(a)); };
   SECTION("grad with respect to an integer tensor") {
     const st::Tensor i = st::from_vector(std::vector<int64_t>{1, 2, 3}, {3});
@@ -212,10 +249,10 @@ TEST_CASE("bad arguments to the transforms", "[ad]") {
   }
   SECTION("jvp tangent of another shape") {
     const std::string msg = message_of<st::ShapeError>([&] {
-      st::jvp(f, x, tensor({1.0, 2.0}, {2}));
+      st::jvp(f, x, f64s({1.0, 2.0}, {2}));
     });
     CHECK_THAT(msg, Contains("[2]") && Contains("[3]"));
-    CHECK_THROWS_AS(st::jvp(f, x, tensor({1.0, 2.0, 3.0}, {3, 1})), st::ShapeError);
+    CHECK_THROWS_AS(st::jvp(f, x, f64s({1.0, 2.0, 3.0}, {3, 1})), st::ShapeError);
   }
   SECTION("jvp tangent of another dtype") {
     const std::string msg = message_of<st::DTypeError>([&] {
@@ -226,13 +263,13 @@ TEST_CASE("bad arguments to the transforms", "[ad]") {
   SECTION("vjp cotangent of the wrong shape") {
     auto [y, pullback] = st::vjp([](const auto& a) { return st::tanh(a); }, x);
     const std::string msg = message_of<st::ShapeError>([&, &pb = pullback] {
-      pb(tensor({1.0, 2.0}, {2}));
+      pb(f64s({1.0, 2.0}, {2}));
     });
     CHECK_THAT(msg, Contains("[2]") && Contains("[3]"));
     CHECK_THROWS_AS(pullback(st::full({}, 1.0, st::f64)), st::ShapeError);
     CHECK_THROWS_AS(pullback(st::from_vector(std::vector<float>{1, 2, 3}, {3})), st::DTypeError);
     // The pullback still works after the failures.
-    CHECK(pullback(tensor({1.0, 0.0, 0.0}, {3})).to_vector<double>()[0] ==
+    CHECK(pullback(f64s({1.0, 0.0, 0.0}, {3})).to_vector<double>()[0] ==
           Approx(1.0 - std::tanh(0.5) * std::tanh(0.5)));
   }
   SECTION("errors are st::Error and std::runtime_error") {

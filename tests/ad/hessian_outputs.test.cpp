@@ -15,16 +15,16 @@
 #include <type_traits>
 #include <vector>
 
+#include "support/ad_inputs.hpp"
 #include "support/transforms_ref.hpp"
 #include "support/vmap_ref.hpp"
 
 namespace st = strata;
+using st::testing::normal;
 using st::testing::require_close;
 
 namespace {
 using Vec = std::vector<double>;
-
-st::Tensor normal(const st::Shape& s, uint64_t seed) { return st::randn(s, seed, st::f64); }
 
 /// H[i] of an output element i of a plain f: [n] -> out, by central second differences.
 template <class F>

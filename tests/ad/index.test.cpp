@@ -7,17 +7,14 @@
 #include <strata.hpp>
 #include <vector>
 
+#include "support/ad_inputs.hpp"
 #include "support/check_grads.hpp"
 
 namespace st = strata;
 using st::testing::check_grads;
+using st::testing::i64s;
+using st::testing::normal;
 
-namespace {
-
-st::Tensor normal(const st::Shape& s, uint64_t seed) { return st::randn(s, seed, st::f64); }
-st::Tensor i64s(const std::vector<int64_t>& v, const st::Shape& s) { return st::from_vector(v, s); }
-
-}  // namespace
 TEST_CASE("indexing derivatives: basic views", "[ad][index]") {
   const st::Tensor x = normal({4, 3, 2}, 301);
   check_grads([](const auto& x) { return st::sin(x.ix(1, st::slice(0, 2))); }, {x}, 3);

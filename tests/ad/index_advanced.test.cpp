@@ -1,23 +1,21 @@
 // SPDX-License-Identifier: MIT
 // Derivative tests of vectorized indexing, masks and repeated indices (diff/index.hpp):
 // check_grads against f64 finite differences, exact accumulation of repeated
-// indices, and the symmetry of a Hessian through a gather.
+// indices, and the Hessian through a gather against its closed form.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdint>
 #include <strata.hpp>
 #include <vector>
 
+#include "support/ad_inputs.hpp"
 #include "support/check_grads.hpp"
 
 namespace st = strata;
 using st::testing::check_grads;
+using st::testing::i64s;
+using st::testing::normal;
 
-namespace {
-
-st::Tensor normal(const st::Shape& s, uint64_t seed) { return st::randn(s, seed, st::f64); }
-st::Tensor i64s(const std::vector<int64_t>& v, const st::Shape& s) { return st::from_vector(v, s); }
-
-}  // namespace
 TEST_CASE("indexing derivatives: vectorized indexing and masks", "[ad][index]") {
   const st::Tensor x = normal({4, 3, 2}, 303);
   const st::Tensor i = i64s({2, 2, 0, -1}, {2, 2});
@@ -59,17 +57,39 @@ TEST_CASE("indexing derivatives: repeated indices accumulate exactly", "[ad][ind
   REQUIRE(jf.to_vector<double>() == jr.to_vector<double>());
 }
 
-TEST_CASE("indexing derivatives: Hessian through a gather is symmetric", "[ad][index]") {
+TEST_CASE("indexing derivatives: the Hessian through a gather, exactly", "[ad][index]") {
   const st::Tensor x = normal({6}, 307);
-  const st::Tensor i = i64s({0, 5, 5, 2}, {4});
-  const st::Tensor j = i64s({1, 1, 3, 2}, {4});
+  const std::vector<int64_t> iv{0, 5, 5, 2}, jv{1, 1, 3, 2};
+  const st::Tensor i = i64s(iv, {4}), j = i64s(jv, {4});
   auto f = [&](const auto& x) { return st::sum(st::tanh(x.vix(i) * x.vix(j))); };
-  const st::Tensor H = st::hessian(f, x);
-  REQUIRE(H.shape() == st::Shape{6, 6});
-  const std::vector<double> h = H.to_vector<double>();
-  for (int a = 0; a < 6; ++a)
-    for (int b = 0; b < 6; ++b)
-      CHECK(h[std::size_t(a * 6 + b)] == Approx(h[std::size_t(b * 6 + a)]));
-  // x[4] is never read: its row and column are zero.
-  for (int b = 0; b < 6; ++b) CHECK(h[std::size_t(4 * 6 + b)] == 0.0);
+  // f = sum_k tanh(u_k), u_k = x[i_k] x[j_k], so with t = tanh(u_k):
+  //   H = sum_k tanh''(u_k) g_k g_k^T + tanh'(u_k) (e_i e_j^T + e_j e_i^T),
+  // g_k = x[j_k] e_i + x[i_k] e_j the gradient of u_k (i = i_k, j = j_k; for i = j both
+  // terms land on one element: g = 2 x_i e_i, and e_i e_i^T twice). x[4] is never read.
+  const std::vector<double> xv = x.to_vector<double>();
+  std::vector<double> want(36, 0.0);
+  for (std::size_t k = 0; k < iv.size(); ++k) {
+    const std::size_t a = std::size_t(iv[k]), b = std::size_t(jv[k]);
+    const double t = std::tanh(xv[a] * xv[b]), d1 = 1 - t * t, d2 = -2 * t * d1;
+    std::vector<double> g(6, 0.0);
+    g[a] += xv[b];
+    g[b] += xv[a];
+    for (std::size_t r = 0; r < 6; ++r)
+      for (std::size_t c = 0; c < 6; ++c) want[r * 6 + c] += d2 * g[r] * g[c];
+    want[a * 6 + b] += d1;
+    want[b * 6 + a] += d1;
+  }
+  auto require_exact = [&](const st::Tensor& H, const char* how) {
+    INFO(how);
+    REQUIRE(H.shape() == st::Shape{6, 6});
+    const std::vector<double> h = H.to_vector<double>();
+    for (std::size_t e = 0; e < 36; ++e) {
+      INFO("element (" << e / 6 << ", " << e % 6 << ")");
+      CHECK(h[e] == Approx(want[e]).epsilon(1e-12).margin(1e-14));
+    }
+  };
+  require_exact(st::hessian(f, x), "hessian (forward over reverse)");
+  require_exact(st::jacrev(st::grad(f), x), "reverse over reverse");
+  require_exact(st::jacfwd([&](const auto& v) { return st::jacfwd(f, v); }, x),
+                "forward over forward");
 }

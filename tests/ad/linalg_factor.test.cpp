@@ -14,7 +14,15 @@
 #include "support/linalg_checks.hpp"
 
 namespace st = strata;
-using namespace st::testing;  // NOLINT: the shared inputs and checkers
+using st::testing::check_grads;
+using st::testing::normal;
+using st::testing::permuted_rows;
+using st::testing::require_ascending;
+using st::testing::require_near;
+using st::testing::require_orthonormal_columns;
+using st::testing::require_pivots_match;
+using st::testing::spd;
+using st::testing::symmetric;
 
 TEST_CASE("cholesky: L L^T = A, L lower with a positive diagonal, third order", "[ad][linalg]") {
   const st::Tensor a = spd({2, 4, 4}, 1);
@@ -41,8 +49,8 @@ TEST_CASE("eigh: A V = V diag(w), V^T V = I, w ascending, third order", "[ad][li
   const st::Tensor a = symmetric({2, 5, 5}, 7);
   const auto [w, v] = st::linalg::eigh(a);
   require_near(st::matmul(a, v), v * st::unsqueeze(w, -2), 1e-12);
-  require_near(st::matmul(st::transpose(v, -1, -2), v),
-               st::expand(st::eye(5, st::f64), {2, 5, 5}), 1e-12);
+  require_near(st::matmul(st::transpose(v, -1, -2), v), st::expand(st::eye(5, st::f64), {2, 5, 5}),
+               1e-12);
   require_ascending(w);
   const st::Tensor c = normal({5}, 8), weights = normal({5, 5}, 9);
   // A function of the eigenvectors that their signs do not change.
@@ -75,7 +83,8 @@ TEST_CASE("svd: U S Vh = A, orthonormal factors, S descending, derivatives", "[a
   }
 }
 
-TEST_CASE("qr: Q R = A, Q^T Q = I, R upper, derivatives for tall, square and wide", "[ad][linalg]") {
+TEST_CASE("qr: Q R = A, Q^T Q = I, R upper, derivatives for tall, square and wide",
+          "[ad][linalg]") {
   for (const st::Shape& shape : {st::Shape{5, 3}, st::Shape{4, 4}, st::Shape{3, 5}}) {
     const st::Tensor a = normal(shape, 16);
     const auto [q, r] = st::linalg::qr(a);

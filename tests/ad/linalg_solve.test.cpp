@@ -14,7 +14,10 @@
 #include "support/linalg_checks.hpp"
 
 namespace st = strata;
-using namespace st::testing;  // NOLINT: the shared inputs and checkers
+using st::testing::check_grads;
+using st::testing::normal;
+using st::testing::require_near;
+using st::testing::spd;
 
 namespace {
 using Mat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
@@ -60,16 +63,17 @@ TEST_CASE("cho_solve, inv, solve_triangular: identities and derivatives", "[ad][
           const st::linalg::Triangular o{lower, left, transpose, unit};
           st::Tensor t = lower ? st::tril(normal({4, 4}, 29)) : st::triu(normal({4, 4}, 29));
           t = t + st::eye(4, st::f64) * 3.0;
-          st::Tensor dense = unit ? (lower ? st::tril(t, -1) : st::triu(t, 1)) + st::eye(4, st::f64)
-                                  : t;
+          st::Tensor dense =
+              unit ? (lower ? st::tril(t, -1) : st::triu(t, 1)) + st::eye(4, st::f64) : t;
           if (transpose) dense = dense.transpose(0, 1);
           const st::Tensor rhs = left ? b : b.transpose(0, 1);
           const st::Tensor x = st::linalg::solve_triangular(t, rhs, o);
           INFO("lower " << lower << " left " << left << " transpose " << transpose << " unit "
                         << unit);
           require_near(left ? st::matmul(dense, x) : st::matmul(x, dense), rhs, 1e-12);
-          check_grads([&](const auto& m, const auto& r) { return st::linalg::solve_triangular(m, r, o); },
-                      {t, rhs}, 1);
+          check_grads(
+              [&](const auto& m, const auto& r) { return st::linalg::solve_triangular(m, r, o); },
+              {t, rhs}, 1);
         }
       }
     }

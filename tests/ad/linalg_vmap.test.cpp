@@ -12,7 +12,9 @@
 #include "support/linalg_checks.hpp"
 
 namespace st = strata;
-using namespace st::testing;  // NOLINT: the shared inputs and checkers
+using st::testing::normal;
+using st::testing::require_near;
+using st::testing::spd;
 
 namespace {
 // vmap(f)(xs) against f on each example of xs (stacked on axis 0).
@@ -84,22 +86,31 @@ TEST_CASE("linalg: bad input gives a clear error", "[ad][linalg][errors]") {
   using st::LinAlgError, st::ShapeError, st::DTypeError;
   require_error<LinAlgError>([&] { st::linalg::solve(singular, rhs); }, "solve: input is singular");
   require_error<LinAlgError>([&] { st::linalg::inv(singular); }, "is singular");
-  require_error<LinAlgError>([&] { st::linalg::cholesky(indefinite); },
-                             "cholesky: input is not positive-definite: the leading minor of order 2");
+  require_error<LinAlgError>(
+      [&] { st::linalg::cholesky(indefinite); },
+      "cholesky: input is not positive-definite: the leading minor of order 2");
   const st::Tensor batch = st::stack({st::eye(2, st::f64), indefinite}, 0);
   require_error<LinAlgError>([&] { st::linalg::cholesky(batch); }, "input[1]");
   require_error<LinAlgError>([&] { st::linalg::cholesky(nan); }, "NaN");
   require_error<LinAlgError>([&] { st::linalg::eigh(nan); }, "NaN");
   require_error<ShapeError>([&] { st::linalg::solve(st::ones({2, 3}, st::f64), rhs); }, "square");
   require_error<ShapeError>([&] { st::linalg::det(st::ones({3}, st::f64)); }, "rank >= 2");
-  require_error<ShapeError>([&] { st::linalg::solve(st::eye(2, st::f64), st::ones({3, 1}, st::f64)); },
-                            "solve");
   require_error<ShapeError>(
-      [&] { st::linalg::solve(st::ones({2, 2, 2}, st::f64), st::ones({3, 2, 1}, st::f64)); },
+      [&] {
+        st::linalg::solve(st::eye(2, st::f64), st::ones({3, 1}, st::f64));
+      },
+      "solve");
+  require_error<ShapeError>(
+      [&] {
+        st::linalg::solve(st::ones({2, 2, 2}, st::f64), st::ones({3, 2, 1}, st::f64));
+      },
       "do not broadcast");
   require_error<DTypeError>([&] { st::linalg::inv(st::ones({2, 2}, st::i64)); }, "f32 or f64");
   require_error<LinAlgError>(
-      [&] { st::linalg::solve_triangular(st::zeros({2, 2}, st::f64), rhs); }, "singular");
+      [&] {
+        st::linalg::solve_triangular(st::zeros({2, 2}, st::f64), rhs);
+      },
+      "singular");
   // Empty batches and 0 x 0 matrices are no error.
   CHECK(st::linalg::cholesky(st::zeros({0, 3, 3}, st::f64)).shape() == st::Shape{0, 3, 3});
   CHECK(st::linalg::det(st::zeros({0, 0}, st::f64)).item<double>() == 1.0);

@@ -122,7 +122,8 @@ TEST_CASE("in-place writes after recording break only the rules that read the va
   }
 }
 
-TEST_CASE("tapes recycle their arrays per thread, across threads and repeated calls", "[ad]") {
+TEST_CASE("tapes recycle their arrays per thread, across threads and repeated calls",
+          "[ad][threads]") {
   // f(x, y) = sum(sin(x) * y) + sum(x * x): df/dx = cos(x) y + 2x, df/dy = sin(x).
   const std::vector<double> xv = {0.3, -1.2, 2.5, 0.7}, yv = {1.5, -0.4, 0.9, 2.2};
   auto f = [](const auto& x, const auto& y) { return st::sum(st::sin(x) * y) + st::sum(x * x); };

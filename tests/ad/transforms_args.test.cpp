@@ -14,15 +14,16 @@
 #include <type_traits>
 #include <vector>
 
+#include "support/ad_inputs.hpp"
 #include "support/vmap_ref.hpp"
 
 namespace st = strata;
 using st::testing::example;
 using st::testing::fd_jacobian;
+using st::testing::normal;
 using st::testing::require_close;
 
 namespace {
-st::Tensor normal(const st::Shape& s, uint64_t seed) { return st::randn(s, seed, st::f64); }
 
 // f(x [3], W [2, 3], b [2]) -> [2]: every argument matters, nonlinearly.
 auto make_f() {

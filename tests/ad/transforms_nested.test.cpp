@@ -206,7 +206,7 @@ TEST_CASE("nested transforms are not confused", "[ad]") {
   }
 }
 
-TEST_CASE("transforms run concurrently", "[ad]") {
+TEST_CASE("transforms run concurrently", "[ad][threads]") {
   const Vec wv = random_values(kRows * kCols, 71);
   const st::Tensor w = tensor(wv, {4, 3});
   const std::vector<Vec> xs = {random_values(3, 72), random_values(3, 73), random_values(3, 74),

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
-// st::vmap (ad/vmap.hpp) over reductions (max's ties and logsumexp's masks
-// included) and matmul (movement and indexing: vmap_movement.test.cpp): each case is
-// checked as in vmap.test.cpp (tests/support/vmap_sweep.hpp) against loops over
-// examples: vmap(f), vmap(f, {0, st::none}) and vmap(grad(sum(sin(f)))).
+// st::vmap (ad/vmap.hpp) over reductions (max's ties, between constants and
+// between copies of one value, and logsumexp's masks included) and matmul
+// (movement and indexing: vmap_movement.test.cpp): each case is checked as in
+// vmap.test.cpp (tests/support/vmap_sweep.hpp) against loops over examples:
+// vmap(f), vmap(f, {0, st::none}) and vmap(grad(sum(sin(f)))).
 #include "support/vmap_preamble.hpp"
 
 TEST_CASE("vmap: reductions", "[ad][vmap]") {
@@ -19,6 +20,17 @@ TEST_CASE("vmap: reductions", "[ad][vmap]") {
     check(
         "max ties", o, [](auto a, auto b) { return st::max(st::where(a > 0.0, 1.0, a), {0}) * b; },
         225);
+  }
+  SECTION("max with ties that carry the derivative") {
+    // Every maximum appears three times (a, its copy, a reversed): each copy gets a third
+    // of the derivative, which sums back to 1 at the element (the ties above are between
+    // constants, where the split makes no difference).
+    check(
+        "max ties of one value", o,
+        [](auto a, auto b) {
+          return st::max(st::concat({a, a, st::flip(a, 0)}, 0), {0}) * b;
+        },
+        226);
   }
   SECTION("mean, var") {
     check(

@@ -200,7 +200,7 @@ TEST_CASE("host_allocate: 2 MiB-aligned huge-page blocks from 2 MiB up, 64-byte 
   }
 }
 
-TEST_CASE("Storage", "[core]") {
+TEST_CASE("Storage", "[core][threads]") {
   st::CachingAllocator& a = st::cpu_allocator();
   SECTION("version starts at 0 and bump_version increments") {
     auto s = st::make_storage(a, 1000);

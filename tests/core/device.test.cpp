@@ -42,7 +42,7 @@ TEST_CASE("Device", "[core]") {
   }
 }
 
-TEST_CASE("DefaultDevice: a scoped, per-thread default device", "[core]") {
+TEST_CASE("DefaultDevice: a scoped, per-thread default device", "[core][threads]") {
   // The runner (tests/main.cpp) may itself hold a guard (STRATA_TEST_DEVICE): compare with it.
   const st::Device before = st::default_device();
   SECTION("the CPU unless a guard says otherwise") {

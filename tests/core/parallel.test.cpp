@@ -48,7 +48,7 @@ std::vector<int> visit_counts(int64_t begin, int64_t end, int64_t grain, int64_t
 
 }  // namespace
 
-TEST_CASE("parallel_for covers [begin, end) exactly once", "[core]") {
+TEST_CASE("parallel_for covers [begin, end) exactly once", "[core][threads]") {
   ThreadCountGuard guard;
   SECTION("many sizes, grains, offsets and thread counts") {
     for (int threads : {1, 2, 3, 4}) {
@@ -90,7 +90,7 @@ TEST_CASE("parallel_for covers [begin, end) exactly once", "[core]") {
   }
 }
 
-TEST_CASE("parallel_for takes any callable, a move-only one too, by reference", "[core]") {
+TEST_CASE("parallel_for takes any callable, a move-only one too, by reference", "[core][threads]") {
   ThreadCountGuard guard;
   st::set_num_threads(2);
   // The callable is never copied (a std::function would need a copyable one):
@@ -115,7 +115,7 @@ TEST_CASE("parallel_for takes any callable, a move-only one too, by reference", 
   }
 }
 
-TEST_CASE("parallel_for results do not depend on the thread count", "[core]") {
+TEST_CASE("parallel_for results do not depend on the thread count", "[core][threads]") {
   ThreadCountGuard guard;
   constexpr int64_t n = 20000;
   auto compute = [&](int threads) {
@@ -134,7 +134,7 @@ TEST_CASE("parallel_for results do not depend on the thread count", "[core]") {
     REQUIRE(one[i] == std::sin(0.001 * double(i)) * double(i % 7));
 }
 
-TEST_CASE("parallel_for rethrows an exception from a piece", "[core]") {
+TEST_CASE("parallel_for rethrows an exception from a piece", "[core][threads]") {
   ThreadCountGuard guard;
   const std::vector<int> thread_counts = {1, 2, 4};
   SECTION("std::runtime_error from the piece holding one index") {
@@ -184,7 +184,7 @@ TEST_CASE("parallel_for rethrows an exception from a piece", "[core]") {
   }
 }
 
-TEST_CASE("nested parallel_for runs every inner index once", "[core]") {
+TEST_CASE("nested parallel_for runs every inner index once", "[core][threads]") {
   ThreadCountGuard guard;
   for (int threads : {1, 2, 4}) {
     st::set_num_threads(threads);
@@ -204,7 +204,7 @@ TEST_CASE("nested parallel_for runs every inner index once", "[core]") {
   }
 }
 
-TEST_CASE("parallel_for from several user threads at once", "[core]") {
+TEST_CASE("parallel_for from several user threads at once", "[core][threads]") {
   ThreadCountGuard guard;
   st::set_num_threads(3);
   std::vector<std::thread> users;
@@ -225,7 +225,7 @@ TEST_CASE("parallel_for from several user threads at once", "[core]") {
   REQUIRE(wrong.load() == 0);
 }
 
-TEST_CASE("set_num_threads validates its argument", "[core]") {
+TEST_CASE("set_num_threads validates its argument", "[core][threads]") {
   ThreadCountGuard guard;
   REQUIRE_THROWS_AS(st::set_num_threads(0), st::ValueError);
   REQUIRE_THROWS_WITH(st::set_num_threads(-3),

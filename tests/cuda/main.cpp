@@ -2,10 +2,10 @@
 // The CUDA test runner: the device-parity suites run only where a CUDA
 // device exists. Elsewhere it says why and exits 77, which ctest reports as
 // "Skipped" (SKIP_RETURN_CODE), never as passed.
-#define CATCH_CONFIG_RUNNER
-#include <catch2/catch.hpp>
 #include <iostream>
 #include <strata.hpp>
+
+#include "support/catch_session.hpp"
 
 int main(int argc, char** argv) {
   if (strata::cuda_device_count() == 0) {
@@ -15,5 +15,5 @@ int main(int argc, char** argv) {
               << "); none of these tests ran\n";
     return 77;
   }
-  return Catch::Session().run(argc, argv);
+  return strata::testing::run_catch_session(argc, argv);
 }

@@ -11,12 +11,13 @@
 #include <vector>
 
 #include "support/device.hpp"
+#include "support/diff_ref.hpp"
 
 namespace st = strata;
+using st::testing::diff_ref::kInf;
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 st::Tensor vec(std::vector<double> v) { return st::from_vector(v).to(st::f32); }
@@ -54,7 +55,8 @@ TEST_CASE("debug_nans: off by default, NaNs flow silently", "[diff]") {
 }
 
 // Run by ctest as its own test with STRATA_DEBUG_NANS=1 in the environment (hidden otherwise).
-TEST_CASE("debug_nans: STRATA_DEBUG_NANS=1 switches it on from the start", "[.][debug_nans_env]") {
+TEST_CASE("debug_nans: STRATA_DEBUG_NANS=1 switches it on from the start",
+          "[.][debug_nans_env][threads]") {
   REQUIRE(env_on());
   CHECK(st::debug_nans_enabled());
   CHECK(debug_nans_error([] { (void)st::log(vec({-1.0})); }).find("debug_nans: log") == 0);
@@ -96,7 +98,7 @@ TEST_CASE("debug_nans: the guard switches on, nests and restores", "[diff]") {
   CHECK_FALSE(st::debug_nans_enabled());
 }
 
-TEST_CASE("debug_nans: the switch is per thread", "[diff]") {
+TEST_CASE("debug_nans: the switch is per thread", "[diff][threads]") {
   if (env_on()) return;  // another thread starts from the environment: on
   st::DebugNans on;
   bool other_enabled = true, other_threw = true;

@@ -9,25 +9,17 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
-#include <random>
 #include <strata.hpp>
 #include <string>
 #include <vector>
 
+#include "support/diff_ref.hpp"
+
 namespace st = strata;
+using namespace st::testing::diff_ref;
 using Catch::Matchers::Contains;
 
 namespace {
-
-using Vec = std::vector<double>;
-
-/// n values uniform in [-2, 2) from a fixed seed.
-Vec random_values(std::size_t n, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  Vec v(n);
-  for (double& x : v) x = -2.0 + 4.0 * double(rng() >> 11) * 0x1.0p-53;
-  return v;
-}
 
 /// f applied to every 1-D slice of the row-major [d0, d1, d2] values `v`
 /// along `axis` (in 0..2); the results in row-major order of the other axes.
@@ -124,8 +116,8 @@ void require_close(const st::Tensor& got, const st::Shape& shape, const Vec& wan
   }
 }
 
-/// Same shape, dtype and bits.
-void require_same(const st::Tensor& a, const st::Tensor& b) {
+/// Same shape and dtype (required) and bits (checked).
+void check_same(const st::Tensor& a, const st::Tensor& b) {
   REQUIRE(a.shape() == b.shape());
   REQUIRE(a.dtype() == b.dtype());
   CHECK(a.to_vector<double>() == b.to_vector<double>());
@@ -188,8 +180,8 @@ TEST_CASE("reduce_axis: every reduction over one integer axis", "[diff]") {
           const int64_t a = axis < 0 ? axis + 3 : axis;
           const st::Tensor got = c.by_int(x, axis, keep);
           require_close(got, reduced_shape(a, keep), along(xv, dims, a, c.ref), 1e-13);
-          require_same(got, c.by_list(x, {axis}, keep));
-          require_same(got, c.by_method(x, axis, keep));
+          check_same(got, c.by_list(x, {axis}, keep));
+          check_same(got, c.by_method(x, axis, keep));
         }
       }
     }
@@ -200,24 +192,24 @@ TEST_CASE("reduce_axis: spellings", "[diff]") {
   const Vec xv = random_values(60, 11);
   const st::Tensor x = st::from_vector(xv, {3, 4, 5});
   SECTION("keepdims defaults to false") {
-    require_same(st::sum(x, 1), st::sum(x, 1, false));
-    require_same(x.logsumexp(-1), st::logsumexp(x, -1, false));
+    check_same(st::sum(x, 1), st::sum(x, 1, false));
+    check_same(x.logsumexp(-1), st::logsumexp(x, -1, false));
     CHECK(st::mean(x, -1).shape() == st::Shape{3, 4});
   }
   SECTION("any integer type names an axis") {
     const int64_t a64 = -2;
     const unsigned au = 2;
     const short as = 0;
-    require_same(st::sum(x, a64), st::sum(x, {1}));
-    require_same(st::max(x, au), st::max(x, {2}));
-    require_same(x.min(as, true), st::min(x, {0}, true));
+    check_same(st::sum(x, a64), st::sum(x, {1}));
+    check_same(st::max(x, au), st::max(x, {2}));
+    check_same(x.min(as, true), st::min(x, {0}, true));
   }
   SECTION("braced lists keep meaning a list of axes") {
     // {} is still "every axis", not axis 0; {1} and {0, 2} are lists.
     CHECK(st::sum(x, {}).shape() == st::Shape{});
     CHECK(st::sum(x, {}, true).shape() == st::Shape{1, 1, 1});
     CHECK(x.sum({}).shape() == st::Shape{});
-    require_same(st::sum(x, {1}), st::sum(x, 1));
+    check_same(st::sum(x, {1}), st::sum(x, 1));
     CHECK(st::sum(x, {0, 2}).shape() == st::Shape{4});
     // A bool is a keepdims flag, never an axis: st::sum(x, true) does not compile.
     STATIC_REQUIRE(!SumTakes<bool>);
@@ -242,7 +234,7 @@ TEST_CASE("reduce_axis: spellings", "[diff]") {
         const st::Tensor am = x.argmax(axis, keep);
         CHECK(am.dtype() == st::i64);
         require_close(am, reduced_shape(a, keep), along(xv, dims, a, ref_argmax), 0);
-        require_same(am, st::argmax(x, axis, keep));
+        check_same(am, st::argmax(x, axis, keep));
         require_close(x.argmin(axis, keep), reduced_shape(a, keep), along(xv, dims, a, ref_argmin),
                       0);
       }
@@ -253,7 +245,7 @@ TEST_CASE("reduce_axis: spellings", "[diff]") {
     for (std::size_t i = 0; i < xv.size(); ++i) sq[i / 20] += xv[i] * xv[i];
     require_close(st::norm(x, {1, 2}), {3}, {std::sqrt(sq[0]), std::sqrt(sq[1]), std::sqrt(sq[2])},
                   1e-13);
-    require_same(st::norm(x, st::Shape{}), st::norm(x));
+    check_same(st::norm(x, st::Shape{}), st::norm(x));
   }
 }
 

@@ -182,7 +182,7 @@ TEST_CASE("Tensor creation: counts that overflow name the op", "[diff]") {
   }
 }
 
-TEST_CASE("creation without a device uses st::default_device()", "[diff]") {
+TEST_CASE("creation without a device uses st::default_device()", "[diff][threads]") {
   // A CUDA device this machine does not have: creating a tensor on it must fail,
   // which shows the factory asked for it.
   const st::Device missing = st::Device::cuda(st::cuda_device_count());

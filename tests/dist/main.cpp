@@ -8,13 +8,12 @@
 // STRATA_TEST_DEVICE=cuda (or cuda:N) runs the same suite on CUDA tensors through NCCL, under
 // st::DefaultDevice; without NCCL in the build or a GPU the runner says why and exits 77
 // (ctest: skipped). NCCL needs one GPU per rank, so that run has one rank.
-#define CATCH_CONFIG_RUNNER
-#include <catch2/catch.hpp>
 #include <cstdlib>
 #include <dist/dist.hpp>
 #include <iostream>
 #include <strata.hpp>
 
+#include "support/catch_session.hpp"
 #include "support/device.hpp"
 
 int main(int argc, char** argv) {
@@ -43,7 +42,7 @@ int main(int argc, char** argv) {
   int rc = 0;
   {
     const st::DefaultDevice on(*device);
-    rc = Catch::Session().run(argc, argv);
+    rc = strata::testing::run_catch_session(argc, argv);
   }
   // Every rank reports the worst exit status of all (a CPU tensor: barrier-like, via MPI).
   const st::Tensor worst = st::dist::all_reduce(

@@ -29,7 +29,7 @@ using st::testing::read_bytes;
 using st::testing::scratch_dir;
 using st::testing::write_bytes;
 
-const std::string kData = STRATA_NN_TEST_DATA;  // tests/nn/data
+const std::string kData = (st::testing::tests_dir() / "nn/data").string();
 
 /// make_npy.py's value(i) for each row-major position i, as a tensor.
 st::Tensor expected(const std::string& code, const st::Shape& shape) {

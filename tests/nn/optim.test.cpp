@@ -16,10 +16,10 @@ namespace nn = st::nn;
 namespace {
 
 /// Two parameters, "a" [3, 4] and "b" [5], and per step gradients, from seeds.
-struct Problem {
+struct ParamsAndGrads {
   std::map<std::string, Vec> p;
   std::vector<std::map<std::string, Vec>> grads;
-  explicit Problem(int steps) {
+  explicit ParamsAndGrads(int steps) {
     p["a"] = random_values(12, 1, -2, 2);
     p["b"] = random_values(5, 2, -2, 2);
     for (int s = 0; s < steps; ++s) {
@@ -42,7 +42,7 @@ struct Problem {
 
 /// Runs opt over every step of pr and compares with reference(p, g, t, state) per element.
 template <class Ref>
-void compare(nn::Optimizer& opt, const Problem& pr, Ref reference, double tol = 1e-13) {
+void compare(nn::Optimizer& opt, const ParamsAndGrads& pr, Ref reference, double tol = 1e-13) {
   nn::Params params = pr.params();
   std::map<std::string, Vec> ref = pr.p;
   std::map<std::string, std::vector<Vec>> state;  // reference state per parameter
@@ -60,7 +60,7 @@ void compare(nn::Optimizer& opt, const Problem& pr, Ref reference, double tol = 
 }  // namespace
 
 TEST_CASE("SGD against its update equations", "[nn]") {
-  const Problem pr(4);
+  const ParamsAndGrads pr(4);
   SECTION("plain: p -= lr g") {
     nn::SGD opt(0.1);
     compare(opt, pr, [](Vec& p, const Vec& g, int, std::vector<Vec>&) {
@@ -85,7 +85,7 @@ TEST_CASE("SGD against its update equations", "[nn]") {
 }
 
 TEST_CASE("SGD's one-pass f32 update has the bits of p - lr * g in tensor ops", "[nn]") {
-  const Problem pr(3);
+  const ParamsAndGrads pr(3);
   nn::Params params = pr.params(st::f32);
   nn::Params want = pr.params(st::f32);
   nn::SGD opt(0.037);
@@ -101,7 +101,7 @@ TEST_CASE("SGD's one-pass f32 update has the bits of p - lr * g in tensor ops", 
 }
 
 TEST_CASE("Adam and AdamW against Kingma & Ba / Loshchilov & Hutter", "[nn]") {
-  const Problem pr(5);
+  const ParamsAndGrads pr(5);
   const double lr = 0.01, b1 = 0.8, b2 = 0.95, eps = 1e-6;
   // Algorithm 1 of Kingma & Ba, with L2 decay (wd_l2) folded into g, or the
   // decoupled decay of AdamW (wd_decoupled) applied to the parameter first.
@@ -132,6 +132,24 @@ TEST_CASE("Adam and AdamW against Kingma & Ba / Loshchilov & Hutter", "[nn]") {
     nn::AdamW opt({.lr = lr, .beta1 = b1, .beta2 = b2, .eps = eps, .weight_decay = 0.1});
     compare(opt, pr, adam(0, 0.1), 1e-12);
   }
+  SECTION("AdamW decays only parameters of decay_min_ndim dims or more (nanoGPT's groups)") {
+    const nn::AdamOptions o{.lr = lr, .beta1 = b1, .beta2 = b2, .eps = eps, .weight_decay = 0.1};
+    nn::AdamOptions grouped_o = o, none_o = o;
+    grouped_o.decay_min_ndim = 2;
+    none_o.weight_decay = 0;
+    nn::AdamW grouped(grouped_o), all(o), none(none_o);
+    nn::Params pg = pr.params(), pa = pr.params(), pn = pr.params();
+    for (int s = 0; s < 5; ++s) {
+      grouped.step(pg, pr.grad(s));
+      all.step(pa, pr.grad(s));
+      none.step(pn, pr.grad(s));
+    }
+    // "a" is [3, 4]: decayed; "b" is [5]: not.
+    CHECK(pg.at("a").to_vector<double>() == pa.at("a").to_vector<double>());
+    CHECK(pg.at("b").to_vector<double>() == pn.at("b").to_vector<double>());
+    CHECK(pg.at("b").to_vector<double>() != pa.at("b").to_vector<double>());
+    CHECK_THROWS_AS(nn::AdamW(nn::AdamOptions{.decay_min_ndim = -1}), st::ValueError);
+  }
   SECTION("defaults (lr 1e-3, betas 0.9/0.999, eps 1e-8; AdamW decay 0.01)") {
     nn::Params params = pr.params(), ref = pr.params();
     nn::Adam a;
@@ -161,7 +179,7 @@ TEST_CASE("Adam and AdamW against Kingma & Ba / Loshchilov & Hutter", "[nn]") {
 }
 
 TEST_CASE("optimiser steps allocate nothing once warmed up", "[nn]") {
-  const Problem pr(6);
+  const ParamsAndGrads pr(6);
   auto run = [&](nn::Optimizer& opt, st::DType dtype) {
     nn::Params params = pr.params(dtype);
     std::vector<nn::Params> grads;
@@ -187,7 +205,7 @@ TEST_CASE("optimiser steps allocate nothing once warmed up", "[nn]") {
 }
 
 TEST_CASE("optimisers update in place: views of a parameter see the step", "[nn]") {
-  const Problem pr(1);
+  const ParamsAndGrads pr(1);
   nn::Params params = pr.params();
   const st::Tensor view = params.at("a").transpose(0, 1);
   nn::SGD(0.5).step(params, pr.grad(0));
@@ -197,7 +215,7 @@ TEST_CASE("optimisers update in place: views of a parameter see the step", "[nn]
 }
 
 TEST_CASE("optimisers reject mismatched maps and bad hyperparameters", "[nn]") {
-  const Problem pr(1);
+  const ParamsAndGrads pr(1);
   nn::Params params = pr.params();
   const nn::Params before = pr.params();
   nn::Adam opt(0.1);
@@ -263,7 +281,7 @@ TEST_CASE("Adam trains an MLP on a regression problem", "[nn]") {
 }
 
 TEST_CASE("a parameter added later starts its own step count (bias correction)", "[nn]") {
-  const Problem pr(3);
+  const ParamsAndGrads pr(3);
   nn::Adam late({.lr = 0.01});
   nn::Adam fresh({.lr = 0.01});
   nn::Params first{{"a", pr.params().at("a")}};

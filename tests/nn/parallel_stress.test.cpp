@@ -84,7 +84,7 @@ struct Problem {
 
 TEST_CASE(
     "grad, hessian and SGD steps in several threads while the pool is resized match one thread",
-    "[nn][parallel][stress]") {
+    "[nn][parallel][stress][threads]") {
   KeepThreads keep;
   const Problem problem;
   st::set_num_threads(1);

@@ -21,17 +21,12 @@ using tt::dname;
 using tt::kAllDTypes;
 using tt::kInf;
 using tt::kNaN;
+using tt::numel_of;
 using Idx = std::vector<int64_t>;
 
 namespace {
 
 constexpr DType kFloatDTypes[] = {st::f32, st::f64};
-
-int64_t numel_of(const Shape& s) {
-  int64_t n = 1;
-  for (int64_t d : s) n *= d;
-  return n;
-}
 
 /// numpy.arange by its defining loop: start + i * step while below (above) stop.
 std::vector<double> arange_loop(double start, double stop, double step) {
@@ -294,7 +289,7 @@ TEST_CASE("arange", "[raw]") {
   }
 }
 
-TEST_CASE("uniform", "[raw]") {
+TEST_CASE("uniform", "[raw][threads]") {
   SECTION("uniform: values in [0, 1) with plausible moments") {
     for (DType t : kFloatDTypes) {
       const RawTensor x = st::raw::uniform({200, 500}, 1234, t);
@@ -353,7 +348,7 @@ TEST_CASE("uniform", "[raw]") {
   }
 }
 
-TEST_CASE("normal", "[raw]") {
+TEST_CASE("normal", "[raw][threads]") {
   SECTION("normal: plausible moments") {
     for (DType t : kFloatDTypes) {
       const auto v = tt::values(st::raw::normal({100000}, 2024, t));

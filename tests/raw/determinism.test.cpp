@@ -24,15 +24,9 @@ using st::RawTensor;
 using st::ReduceOp;
 using st::Shape;
 using st::UnaryOp;
+using tt::bits;
 
 namespace {
-
-/// The bytes of t's elements in row-major order.
-std::vector<unsigned char> bits(const RawTensor& t) {
-  std::vector<unsigned char> out(std::size_t(t.numel()) * st::dtype_size(t.dtype()));
-  st::raw::to_host(t, out.data());
-  return out;
-}
 
 /// How many elements of a and b (same dtype and count) differ in any bit.
 int64_t differing(const std::vector<unsigned char>& a, const std::vector<unsigned char>& b,
@@ -75,7 +69,7 @@ RawTensor random_positive(const Shape& shape, DType dtype, uint64_t seed) {
 }
 
 /// An i64 index tensor of n entries in [0, size), with many repeats.
-RawTensor random_index(int64_t n, int64_t size, uint64_t seed) {
+RawTensor repeating_index(int64_t n, int64_t size, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::uniform_int_distribution<int64_t> pick(0, size - 1);
   std::vector<int64_t> v(static_cast<std::size_t>(n));
@@ -85,7 +79,8 @@ RawTensor random_index(int64_t n, int64_t size, uint64_t seed) {
 
 }  // namespace
 
-TEST_CASE("determinism: matmul, f32 and f64, many shapes and layouts", "[raw][determinism]") {
+TEST_CASE("determinism: matmul, f32 and f64, many shapes and layouts",
+          "[raw][determinism][threads]") {
   for (DType t : {st::f32, st::f64}) {
     SECTION("plain products, including the issue's shapes: " + tt::dname(t)) {
       // f64 100x300x70 differed in 6-7 of 7000 elements between 1 and 2-4
@@ -130,7 +125,7 @@ TEST_CASE("determinism: matmul, f32 and f64, many shapes and layouts", "[raw][de
   }
 }
 
-TEST_CASE("determinism: reductions over every axis", "[raw][determinism]") {
+TEST_CASE("determinism: reductions over every axis", "[raw][determinism][threads]") {
   const ReduceOp ops[] = {ReduceOp::sum, ReduceOp::max, ReduceOp::min, ReduceOp::argmax,
                           ReduceOp::argmin};
   for (DType t : {st::f32, st::f64}) {
@@ -167,7 +162,7 @@ TEST_CASE("determinism: reductions over every axis", "[raw][determinism]") {
   }
 }
 
-TEST_CASE("determinism: elementwise kernels, vmath included", "[raw][determinism]") {
+TEST_CASE("determinism: elementwise kernels, vmath included", "[raw][determinism][threads]") {
   for (DType t : {st::f32, st::f64}) {
     const RawTensor x = random_normal({300, 700}, t, 21);
     const RawTensor p = random_positive({300, 700}, t, 22);
@@ -201,10 +196,11 @@ TEST_CASE("determinism: elementwise kernels, vmath included", "[raw][determinism
   }
 }
 
-TEST_CASE("determinism: index_select and index_add with repeated indices", "[raw][determinism]") {
+TEST_CASE("determinism: index_select and index_add with repeated indices",
+          "[raw][determinism][threads]") {
   for (DType t : {st::f32, st::f64}) {
     const RawTensor table = random_normal({2000, 48}, t, 31);
-    const RawTensor idx = random_index(30000, 2000, 32);  // ~15 repeats per row
+    const RawTensor idx = repeating_index(30000, 2000, 32);  // ~15 repeats per row
     same_bits_for_any_thread_count("index_select of rows",
                                    [&] { return st::raw::index_select(table, 0, idx); });
     same_bits_for_any_thread_count("index_select along the inner axis", [&] {
@@ -218,14 +214,14 @@ TEST_CASE("determinism: index_select and index_add with repeated indices", "[raw
     });
     // Long rows (past kGrain): threads split the row, every index in order.
     const RawTensor wide = random_normal({40, 40000}, t, 34);
-    const RawTensor few = random_index(200, 40, 35);
+    const RawTensor few = repeating_index(200, 40, 35);
     const RawTensor wide_src = random_normal({200, 40000}, t, 36);
     same_bits_for_any_thread_count("index_add of long rows",
                                    [&] { return st::raw::index_add(wide, 0, few, wide_src); });
   }
 }
 
-TEST_CASE("determinism: random generation, casts and copies", "[raw][determinism]") {
+TEST_CASE("determinism: random generation, casts and copies", "[raw][determinism][threads]") {
   for (DType t : {st::f32, st::f64}) {
     same_bits_for_any_thread_count("uniform", [&] { return st::raw::uniform({500, 700}, 41, t); });
     same_bits_for_any_thread_count("normal", [&] { return st::raw::normal({500, 700}, 42, t); });

@@ -25,10 +25,9 @@ using tt::kAllDTypes;
 using tt::kInf;
 using tt::kNaN;
 using tt::message_of;
+using tt::raw_zeros;
 
 namespace {
-
-RawTensor raw_zeros(const Shape& s, DType t = st::f32) { return st::raw::full(s, 0, t); }
 
 bool unary_supported(UnaryOp op, DType t) {
   switch (op) {

@@ -8,14 +8,7 @@
 #include "support/naive.hpp"
 
 namespace st = strata;
-
-namespace {
-
-st::RawTensor raw_zeros(const st::Shape& shape, st::DType dtype = st::f32) {
-  return st::raw::full(shape, 0.0, dtype);
-}
-
-}  // namespace
+using st::testing::raw_zeros;
 
 TEST_CASE("errors: matmul", "[raw]") {
   SECTION("rank below 2") {

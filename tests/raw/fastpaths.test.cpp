@@ -92,7 +92,8 @@ TEST_CASE("broadcast-scalar and negative-stride operands take their fast paths c
                            [&](const Idx&) { return std::log(0.25); }) == "");
 }
 
-TEST_CASE("results are the same bits on 1 and 2 threads around the parallel threshold", "[raw]") {
+TEST_CASE("results are the same bits on 1 and 2 threads around the parallel threshold",
+          "[raw][threads]") {
   tt::ThreadCountGuard restore;
   const int64_t grain = int64_t{1} << 15;
   for (int64_t n : {grain - 1, grain, grain + 1, 2 * grain + 3, int64_t{1} << 20}) {
@@ -166,7 +167,7 @@ namespace {
 
 /// "" when matmul(a, b) matches a double loop within a tolerance scaled by
 /// sum |a_ip * b_pj| (the rounding a float dot product can accumulate).
-std::string check_matmul(const RawTensor& a, const RawTensor& b) {
+std::string matmul_loop_mismatch(const RawTensor& a, const RawTensor& b) {
   const RawTensor c = raw::matmul(a, b);
   const int64_t nd = c.ndim(), k = a.shape()[nd - 1];
   const double rel = c.dtype() == st::f32 ? 1e-5 : 1e-13;
@@ -198,27 +199,27 @@ TEST_CASE("matmul reads sliced, transposed and batched operands in place", "[raw
       const int64_t m = n + 3, k = n + 5;
       INFO(tt::dname(t) << " n " << n);
       const RawTensor a = raw::normal({m, k}, 20, t), b = raw::normal({k, n}, 21, t);
-      CHECK(check_matmul(a, b) == "");
+      CHECK(matmul_loop_mismatch(a, b) == "");
       const RawTensor wide = raw::normal({m, 2 * k + 1}, 22, t);
       const RawTensor a_cols = wide.slice(1, 1, k + 1);  // column-sliced: row stride 2k+1
-      CHECK(check_matmul(a_cols, b) == "");
+      CHECK(matmul_loop_mismatch(a_cols, b) == "");
       const RawTensor bt = raw::normal({n, k}, 23, t).transpose(0, 1);
-      CHECK(check_matmul(a, bt) == "");
-      CHECK(check_matmul(raw::normal({k, m}, 24, t).transpose(0, 1), bt) == "");
+      CHECK(matmul_loop_mismatch(a, bt) == "");
+      CHECK(matmul_loop_mismatch(raw::normal({k, m}, 24, t).transpose(0, 1), bt) == "");
       const RawTensor b_cols = raw::normal({k, 3 * n}, 25, t).slice(1, n, 2 * n);
-      CHECK(check_matmul(a_cols, b_cols) == "");
+      CHECK(matmul_loop_mismatch(a_cols, b_cols) == "");
       // Batched, uniform batch strides (contiguous) and non-uniform ones (a
       // permuted, sliced base: the batch dims do not merge).
       const RawTensor ab = raw::normal({2, 3, m, k}, 26, t);
       const RawTensor bb = raw::normal({2, 3, k, n}, 27, t);
-      CHECK(check_matmul(ab, bb) == "");
+      CHECK(matmul_loop_mismatch(ab, bb) == "");
       const RawTensor ab2 =
           raw::normal({3, 4, m, k}, 28, t).permute({1, 0, 2, 3}).slice(0, 0, 4, 2);
       const RawTensor bb2 = raw::normal({3, 2, n, k}, 29, t).permute({1, 0, 3, 2});
-      CHECK(check_matmul(ab2, bb2) == "");
+      CHECK(matmul_loop_mismatch(ab2, bb2) == "");
       // A broadcast batch (zero stride) on one side.
       const RawTensor b1 = raw::normal({1, 1, k, n}, 30, t).expand({2, 3, k, n});
-      CHECK(check_matmul(ab, b1) == "");
+      CHECK(matmul_loop_mismatch(ab, b1) == "");
     }
   }
 }

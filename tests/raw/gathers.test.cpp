@@ -48,7 +48,8 @@ TEST_CASE("row_prefetcher has a fixed-count prefetcher for rows of 1 to 16 lines
   }
 }
 
-TEST_CASE("gathers of whole rows of every length, 4 bytes to past 1 KiB, copy every row", "[raw]") {
+TEST_CASE("gathers of whole rows of every length, 4 bytes to past 1 KiB, copy every row",
+          "[raw][threads]") {
   // The row loop is compiled per count of 64-byte lines prefetched (1 to 16,
   // then 16 for longer rows): i32 rows of 1 to 300 elements cover each count,
   // starting at any 4-byte offset (column slices), and the last rows of each
@@ -81,7 +82,7 @@ TEST_CASE("gathers of whole rows of every length, 4 bytes to past 1 KiB, copy ev
   }
 }
 
-TEST_CASE("large gathers of table rows, streamed or not, copy every row", "[raw]") {
+TEST_CASE("large gathers of table rows, streamed or not, copy every row", "[raw][threads]") {
   tt::ThreadCountGuard restore;
   struct RestoreTuning {
     st::detail::CpuTuning saved = st::detail::cpu_tuning();

@@ -18,18 +18,13 @@ namespace tt = strata::testing;
 using st::DType;
 using st::RawTensor;
 using st::Shape;
+using tt::bits;
 
 namespace {
 
-std::vector<unsigned char> bits(const RawTensor& t) {
-  std::vector<unsigned char> out(static_cast<std::size_t>(t.numel()) * st::dtype_size(t.dtype()));
-  st::raw::to_host(t, out.data());
-  return out;
-}
-
 /// Runs f at 1 thread, then at 2, 3 and 4: every output must have the same bits.
-void same_bits_for_any_thread_count(const std::string& what,
-                                    const std::function<std::vector<RawTensor>()>& f) {
+void every_output_same_bits_for_any_thread_count(const std::string& what,
+                                                 const std::function<std::vector<RawTensor>()>& f) {
   tt::ThreadCountGuard guard;
   st::set_num_threads(1);
   std::vector<std::vector<unsigned char>> want;
@@ -62,26 +57,26 @@ RawTensor spd(const Shape& shape, DType dtype, uint64_t seed) {
 
 }  // namespace
 
-TEST_CASE("linalg: the same bits for any thread count", "[raw][linalg][cpu_only]") {
+TEST_CASE("linalg: the same bits for any thread count", "[raw][linalg][cpu_only][threads]") {
   for (DType dtype : {DType::f64, DType::f32}) {
     const std::string dt = tt::dname(dtype);
     const RawTensor big = spd({512, 512}, dtype, 1);
-    same_bits_for_any_thread_count("cholesky n=512 " + dt,
-                                   [&] { return std::vector<RawTensor>{st::raw::cholesky(big)}; });
+    every_output_same_bits_for_any_thread_count(
+        "cholesky n=512 " + dt, [&] { return std::vector<RawTensor>{st::raw::cholesky(big)}; });
     const RawTensor general = st::raw::normal({512, 512}, 2, dtype);
-    same_bits_for_any_thread_count("lu n=512 " + dt, [&] {
+    every_output_same_bits_for_any_thread_count("lu n=512 " + dt, [&] {
       const auto [f, p, q] = st::raw::lu(general);
       return std::vector<RawTensor>{f, p, q};
     });
     const RawTensor l = st::raw::cholesky(spd({256, 256}, dtype, 3));
     const RawTensor rhs = st::raw::normal({256, 96}, 4, dtype);
-    same_bits_for_any_thread_count("triangular_solve n=256 k=96 " + dt, [&] {
+    every_output_same_bits_for_any_thread_count("triangular_solve n=256 k=96 " + dt, [&] {
       return std::vector<RawTensor>{
           st::raw::triangular_solve(l, rhs, {}),
           st::raw::triangular_solve(l, rhs.transpose(0, 1), {.left = false, .transpose = true})};
     });
     const RawTensor small = spd({64, 12, 12}, dtype, 5);
-    same_bits_for_any_thread_count("a batch of 64 12 x 12 " + dt, [&] {
+    every_output_same_bits_for_any_thread_count("a batch of 64 12 x 12 " + dt, [&] {
       const auto [f, p, q] = st::raw::lu(small);
       const auto [w, v] = st::raw::eigh(small);
       const auto [u, s, vh] = st::raw::svd(small);

@@ -6,7 +6,6 @@
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <functional>
-#include <limits>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -22,11 +21,10 @@ using Catch::Matchers::Equals;
 using st::DType;
 using st::RawTensor;
 using st::Shape;
+using tt::kInf;
+using tt::kNaN;
 
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 /// What fn writes to file descriptor 2 while it runs.
 std::string stderr_of(const std::function<void()>& fn) {

@@ -16,6 +16,7 @@ namespace tt = strata::testing;
 using st::DType;
 using st::RawTensor;
 using st::Shape;
+using tt::kBatches;
 using tt::MatD;
 
 namespace {
@@ -47,8 +48,6 @@ std::vector<double> spd_values(const Shape& shape, DType dtype, uint64_t seed, t
   symmetric = sym;
   return vals;
 }
-
-const std::vector<Shape> kBatches = {{}, {3}, {2, 2}, {0}, {2, 0}};
 
 }  // namespace
 

@@ -18,11 +18,10 @@ namespace tt = strata::testing;
 using st::DType;
 using st::RawTensor;
 using st::Shape;
+using tt::kBatches;
 using tt::MatD;
 
 namespace {
-
-const std::vector<Shape> kBatches = {{}, {3}, {2, 2}, {0}, {2, 0}};
 
 /// Random values for shape, the first matrix repeated for broadcast_batch.
 std::vector<double> random_for(const Shape& shape, DType dtype, uint64_t seed, tt::MatLayout kind) {

@@ -222,14 +222,14 @@ std::string check_same_as_copies(const st::RawTensor& a, const st::RawTensor& b)
   return "";
 }
 
-constexpr st::DType kDTypes[] = {st::f32, st::f64, st::i32, st::i64};
+constexpr st::DType kNumericDTypes[] = {st::f32, st::f64, st::i32, st::i64};
 
 }  // namespace
 
 TEST_CASE("matmul: every operand layout against Eigen and integer loops", "[raw]") {
   std::mt19937_64 rng(8675309);
   std::uniform_int_distribution<int64_t> dim(1, 7);
-  for (st::DType dtype : kDTypes) {
+  for (st::DType dtype : kNumericDTypes) {
     for (Mat ka : kMats) {
       for (Mat kb : kMats) {
         const int64_t m = dim(rng), k = dim(rng), n = dim(rng);
@@ -251,7 +251,7 @@ TEST_CASE("matmul: every operand layout against Eigen and integer loops", "[raw]
 TEST_CASE("matmul: support-header layouts", "[raw]") {
   std::mt19937_64 rng(1234);
   std::uniform_int_distribution<int64_t> dim(1, 6);
-  for (st::DType dtype : kDTypes) {
+  for (st::DType dtype : kNumericDTypes) {
     for (st::testing::LayoutKind la : st::testing::kAllLayouts) {
       for (st::testing::LayoutKind lb : st::testing::kAllLayouts) {
         const int64_t m = dim(rng), k = dim(rng), n = dim(rng);
@@ -268,7 +268,7 @@ TEST_CASE("matmul: support-header layouts", "[raw]") {
 TEST_CASE("matmul: batch dims", "[raw]") {
   std::mt19937_64 rng(555);
   SECTION("broadcast batch dims") {
-    for (st::DType dtype : kDTypes) {
+    for (st::DType dtype : kNumericDTypes) {
       for (Mat ka : kMats) {
         const Mat kb = kMats[std::size_t(int(ka) * 4 % 9)];
         // [2, 1, m, k] x [3, k, n] -> [2, 3, m, n]
@@ -289,7 +289,7 @@ TEST_CASE("matmul: batch dims", "[raw]") {
     }
   }
   SECTION("permuted batch dims") {
-    for (st::DType dtype : kDTypes) {
+    for (st::DType dtype : kNumericDTypes) {
       for (Mat ka : kMats) {
         // [3, 2, m, k] stored, viewed as [2, 3, m, k]: batch strides swapped.
         const st::RawTensor a = operand({3, 2, 4, 3}, dtype, ka, rng).transpose(0, 1);
@@ -316,7 +316,7 @@ TEST_CASE("matmul: batch dims", "[raw]") {
     }
   }
   SECTION("narrowed batch dims") {
-    for (st::DType dtype : kDTypes) {
+    for (st::DType dtype : kNumericDTypes) {
       for (Mat ka : kMats) {
         const st::RawTensor a = operand({5, 3, 4}, dtype, ka, rng).slice(0, 1, 4);  // batches 1..3
         const st::RawTensor b = operand({6, 4, 2}, dtype, Mat::transposed, rng).slice(0, 0, 6, 2);
@@ -356,7 +356,7 @@ TEST_CASE("matmul: edge sizes", "[raw]") {
   SECTION("m, n or k equal to 1") {
     const int64_t sizes[][3] = {{1, 5, 4}, {5, 1, 4}, {5, 4, 1}, {1, 1, 4},
                                 {1, 5, 1}, {5, 1, 1}, {1, 1, 1}};
-    for (st::DType dtype : kDTypes) {
+    for (st::DType dtype : kNumericDTypes) {
       for (const auto& s : sizes) {
         for (Mat ka : kMats) {
           for (Mat kb :
@@ -372,7 +372,7 @@ TEST_CASE("matmul: edge sizes", "[raw]") {
     }
   }
   SECTION("k = 0 gives zeros") {
-    for (st::DType dtype : kDTypes) {
+    for (st::DType dtype : kNumericDTypes) {
       const st::RawTensor c =
           st::raw::matmul(st::raw::empty({3, 0}, dtype), st::raw::empty({0, 4}, dtype));
       CHECK(c.shape() == st::Shape{3, 4});
@@ -386,7 +386,7 @@ TEST_CASE("matmul: edge sizes", "[raw]") {
     }
   }
   SECTION("size-0 dims") {
-    for (st::DType dtype : kDTypes) {
+    for (st::DType dtype : kNumericDTypes) {
       CHECK(st::raw::matmul(st::raw::empty({0, 3, 4}, dtype), st::raw::empty({0, 4, 5}, dtype))
                 .shape() == st::Shape{0, 3, 5});
       CHECK(st::raw::matmul(st::raw::empty({2, 0, 3, 4}, dtype), st::raw::empty({4, 5}, dtype))
@@ -403,7 +403,7 @@ TEST_CASE("matmul: edge sizes", "[raw]") {
   }
 }
 
-TEST_CASE("matmul: large products (threaded path)", "[raw]") {
+TEST_CASE("matmul: large products (threaded path)", "[raw][threads]") {
   std::mt19937_64 rng(200300100);
   SECTION("200 x 300 x 100") {
     for (st::DType dtype : {st::f32, st::f64}) {
@@ -540,7 +540,8 @@ TEMPLATE_TEST_CASE("matmul: Eigen's GEMM built for every instruction set matches
 
 // The sanitizers bring their own malloc, which quarantines freed memory.
 #if defined(__GLIBC__) && !STRATA_TEST_UNDER_ASAN && !STRATA_TEST_UNDER_TSAN
-TEST_CASE("matmul: repeated large f32 products reuse their memory (no page faults)", "[raw]") {
+TEST_CASE("matmul: repeated large f32 products reuse their memory (no page faults)",
+          "[raw][threads]") {
   // oneDNN allocates packing buffers on every call, and glibc used to cut them
   // from untouched memory for tens of calls (fill_tcache_bins in
   // raw/cpu/matmul.cpp). The process's minor page faults over eight calls

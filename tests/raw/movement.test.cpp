@@ -24,15 +24,10 @@ using tt::dname;
 using tt::kAllDTypes;
 using tt::kInf;
 using tt::kNaN;
+using tt::numel_of;
 using Idx = std::vector<int64_t>;
 
 namespace {
-
-int64_t numel_of(const Shape& s) {
-  int64_t n = 1;
-  for (int64_t d : s) n *= d;
-  return n;
-}
 
 /// Every element of t's storage, by storage position.
 std::vector<double> storage_values(const RawTensor& t) {

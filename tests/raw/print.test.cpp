@@ -32,7 +32,7 @@ std::string str(const st::RawTensor& t) {
 }
 
 /// 0, 1, ..., n - 1 as doubles.
-std::vector<double> iota(int64_t n) {
+std::vector<double> iota_values(int64_t n) {
   std::vector<double> v;
   for (int64_t i = 0; i < n; ++i) v.push_back(double(i));
   return v;
@@ -192,16 +192,16 @@ TEST_CASE("print: views print their logical order", "[raw]") {
 TEST_CASE("print: large tensors are summarised", "[raw]") {
   SECTION("1-D") {
     // 1000 elements are printed in full; 1001 are summarised.
-    const std::string full = str(st::testing::make({1000}, st::i64, iota(1000)));
+    const std::string full = str(st::testing::make({1000}, st::i64, iota_values(1000)));
     CHECK(full.find("...") == std::string::npos);
     CHECK(full.find(" 999]") != std::string::npos);
-    CHECK(str(st::testing::make({2000}, st::i64, iota(2000))) ==
+    CHECK(str(st::testing::make({2000}, st::i64, iota_values(2000))) ==
           "tensor([   0,    1,    2, ..., 1997, 1998, 1999], shape=[2000], dtype=i64)");
-    CHECK(str(st::testing::make({1001}, st::i64, iota(1001))) ==
+    CHECK(str(st::testing::make({1001}, st::i64, iota_values(1001))) ==
           "tensor([   0,    1,    2, ...,  998,  999, 1000], shape=[1001], dtype=i64)");
   }
   SECTION("2-D") {
-    const st::RawTensor t = st::testing::make({100, 100}, st::i64, iota(10000));
+    const st::RawTensor t = st::testing::make({100, 100}, st::i64, iota_values(10000));
     const std::string s = str(t);
     CHECK(s ==
           "tensor([[   0,    1,    2, ...,   97,   98,   99],\n"
@@ -220,7 +220,8 @@ TEST_CASE("print: large tensors are summarised", "[raw]") {
           "dtype=f32)");
   }
   SECTION("transposed and large") {
-    const st::RawTensor t = st::testing::make({100, 100}, st::i64, iota(10000)).transpose(0, 1);
+    const st::RawTensor t =
+        st::testing::make({100, 100}, st::i64, iota_values(10000)).transpose(0, 1);
     CHECK(str(t) ==
           "tensor([[   0,  100,  200, ..., 9700, 9800, 9900],\n"
           "        [   1,  101,  201, ..., 9701, 9801, 9901],\n"
@@ -273,7 +274,7 @@ std::vector<double> sevenths(int64_t n) {
 // lines); strata adds "tensor(" before and the shape and dtype after.
 TEST_CASE("print: abridged text is NumPy's", "[raw]") {
   SECTION("i64 [100, 100], defaults") {
-    CHECK(str(st::testing::make({100, 100}, st::i64, iota(10000))) ==
+    CHECK(str(st::testing::make({100, 100}, st::i64, iota_values(10000))) ==
           "tensor([[   0,    1,    2, ...,   97,   98,   99],\n"
           "        [ 100,  101,  102, ...,  197,  198,  199],\n"
           "        [ 200,  201,  202, ...,  297,  298,  299],\n"
@@ -371,7 +372,7 @@ TEST_CASE("print: abridged text is NumPy's", "[raw]") {
           "dtype=f64)");
   }
   SECTION("threshold 10, edgeitems 2") {
-    std::vector<double> v = iota(30);
+    std::vector<double> v = iota_values(30);
     for (double& x : v) x -= 15;
     const PrintOptionsScope scope({.threshold = 10, .edgeitems = 2});
     CHECK(str(st::testing::make({5, 6}, st::i32, v)) ==
@@ -415,7 +416,7 @@ TEST_CASE("print: options", "[raw]") {
       CHECK(st::print_options().precision == 7);
       CHECK(st::print_options().threshold == 5);
       CHECK(st::print_options().edgeitems == 1);
-      CHECK(str(st::testing::make({2, 3}, st::i64, iota(6))) ==
+      CHECK(str(st::testing::make({2, 3}, st::i64, iota_values(6))) ==
             "tensor([[0, ..., 2],\n"
             "        [3, ..., 5]], shape=[2, 3], dtype=i64)");
       // Whole floats keep "3." at any precision.

@@ -496,7 +496,7 @@ TEST_CASE("reduce: accuracy of float sums", "[raw]") {
   }
 }
 
-TEST_CASE("reduce: results do not depend on the thread count", "[raw]") {
+TEST_CASE("reduce: results do not depend on the thread count", "[raw][threads]") {
   const int original = st::num_threads();
   std::mt19937_64 rng(4242);
   struct Case {

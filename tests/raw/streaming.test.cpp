@@ -230,7 +230,8 @@ TEST_CASE("stream_transposed takes large transposed views into aligned rows only
                            [&](const Idx& i) { return tt::get(x3, i); }) == "");
 }
 
-TEST_CASE("the staged walk streams its result rows from the threshold on", "[raw][cpu_only]") {
+TEST_CASE("the staged walk streams its result rows from the threshold on",
+          "[raw][cpu_only][threads]") {
   Restore restore;
   if (!vm::best()) return;
   const st::Device cpu = st::Device::cpu();
@@ -375,7 +376,7 @@ TEST_CASE("the staged walk's unstaged blocks read and write the operands' storag
 }
 
 TEST_CASE("large contiguous fills stream every element, unaligned starts and tails included",
-          "[raw]") {
+          "[raw][threads]") {
   tt::ThreadCountGuard restore;
   // 8 MiB and up take the streaming path; offsets make the start unaligned.
   for (int threads : {1, 2}) {
@@ -410,7 +411,7 @@ TEST_CASE("large contiguous fills stream every element, unaligned starts and tai
   }
 }
 
-TEST_CASE("index_add into a large broadcast zero matches a scatter loop", "[raw]") {
+TEST_CASE("index_add into a large broadcast zero matches a scatter loop", "[raw][threads]") {
   tt::ThreadCountGuard restore;
   const int64_t rows = 40000, cols = 64, picks = 5000;  // 10 MiB: the streaming fill
   std::vector<int64_t> idx(picks);

@@ -179,7 +179,7 @@ TEST_CASE("copies of transposed views go straight into their result, at any offs
   }
 }
 
-TEST_CASE("staged transposed walks give the same bits on 1 and 2 threads", "[raw]") {
+TEST_CASE("staged transposed walks give the same bits on 1 and 2 threads", "[raw][threads]") {
   tt::ThreadCountGuard restore;
   const RawTensor xt = raw::normal({600, 530}, 13, st::f32).transpose(0, 1);
   const RawTensor y = raw::normal({530, 600}, 14, st::f32);
@@ -191,7 +191,8 @@ TEST_CASE("staged transposed walks give the same bits on 1 and 2 threads", "[raw
   CHECK(tt::host_elems<float>(raw::binary(BinaryOp::add, xt, y)) == a1);
 }
 
-TEST_CASE("the staging buffer is a whole huge page per thread, kept and grown on demand", "[raw]") {
+TEST_CASE("the staging buffer is a whole huge page per thread, kept and grown on demand",
+          "[raw][threads]") {
   constexpr std::size_t kHuge = std::size_t{2} << 20;
   auto aligned = [](const char* p) { return reinterpret_cast<std::uintptr_t>(p) % kHuge == 0; };
   char* const small = st::detail::stage_buffer(1000);

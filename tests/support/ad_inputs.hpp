@@ -23,6 +23,14 @@ inline Tensor f64s(const std::vector<double>& v, const Shape& s) { return from_v
 /// An i64 tensor of the given values.
 inline Tensor i64s(const std::vector<int64_t>& v, const Shape& s) { return from_vector(v, s); }
 
+/// A bool attention mask [3, 4] whose row 1 attends to no key.
+inline Tensor attention_bool_mask() {
+  return from_vector(std::vector<double>{1, 0, 1, 1, 0, 0, 0, 0, 1, 1, 0, 1}, {3, 4}) != 0.0;
+}
+
+/// A tensor's values as doubles, in row-major order.
+inline std::vector<double> doubles(const Tensor& t) { return t.to_vector<double>(); }
+
 /// The primitive set of a value's type (for calling a primitive directly).
 template <class X>
 using prims_of = Prims<std::remove_cvref_t<X>>;

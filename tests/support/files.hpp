@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-/// Test support: scratch directories and whole-file reads and writes, for
-/// the tests that build files (valid and hostile) byte by byte.
+/// Test support: the suites' data files, scratch directories and whole-file reads and
+/// writes, for the tests that build files (valid and hostile) byte by byte.
 #include <unistd.h>
 
 #include <filesystem>
@@ -10,6 +10,10 @@
 #include <string>
 
 namespace strata::testing {
+
+/// The source tree's tests/ folder, under which the suites' data files live (ad/data,
+/// nn/data).
+std::filesystem::path tests_dir();
 
 /// A fresh empty directory under the system's temporary directory, unique
 /// to this process and name.

@@ -64,9 +64,11 @@ inline void require_pivots_match(const Tensor& pivots, const Tensor& perm) {
     std::vector<int64_t> order(static_cast<std::size_t>(n));
     for (int64_t i = 0; i < n; ++i) order[std::size_t(i)] = i;
     for (int64_t i = 0; i < n; ++i) {
-      std::swap(order[std::size_t(i)], order[std::size_t(piv[m * std::size_t(n) + std::size_t(i)])]);
+      std::swap(order[std::size_t(i)],
+                order[std::size_t(piv[m * std::size_t(n) + std::size_t(i)])]);
     }
-    for (int64_t i = 0; i < n; ++i) CHECK(order[std::size_t(i)] == p[m * std::size_t(n) + std::size_t(i)]);
+    for (int64_t i = 0; i < n; ++i)
+      CHECK(order[std::size_t(i)] == p[m * std::size_t(n) + std::size_t(i)]);
   }
 }
 

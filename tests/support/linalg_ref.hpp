@@ -104,12 +104,8 @@ inline MatD matrix(const std::vector<double>& vals, int64_t b, int64_t m, int64_
   return out;
 }
 
-/// The number of elements of a shape.
-inline int64_t numel_of(const Shape& shape) {
-  int64_t c = 1;
-  for (int64_t d : shape) c *= d;
-  return c;
-}
+/// The batch dims the linalg tests put before [m, n]: none, one, two, and empty batches.
+inline const std::vector<Shape> kBatches = {{}, {3}, {2, 2}, {0}, {2, 0}};
 
 /// The number of matrices of a [batch..., m, n] shape.
 inline int64_t batch_count(const Shape& shape) {

@@ -33,6 +33,13 @@ inline constexpr double kInf = std::numeric_limits<double>::infinity();
 /// "f32" etc. as a std::string, for INFO messages.
 inline std::string dname(DType t) { return std::string(dtype_name(t)); }
 
+/// The number of elements of a shape.
+inline int64_t numel_of(const Shape& shape) {
+  int64_t c = 1;
+  for (int64_t d : shape) c *= d;
+  return c;
+}
+
 /// Calls fn(index) for every multi-index of shape in row-major order (once for rank 0).
 inline void for_each_index(const Shape& shape,
                            const std::function<void(const std::vector<int64_t>&)>& fn) {
@@ -145,6 +152,14 @@ std::vector<T> host_elems(const RawTensor& t) {
   return v;
 }
 
+/// The bytes of t's elements in row-major order (raw::to_host): the exact bits the library
+/// produced, to compare two results bit for bit.
+inline std::vector<unsigned char> bits(const RawTensor& t) {
+  std::vector<unsigned char> out(std::size_t(t.numel()) * dtype_size(t.dtype()));
+  raw::to_host(t, out.data());
+  return out;
+}
+
 /// Restores the library's thread count when a test ends, even on failure.
 struct ThreadCountGuard {
   int saved = num_threads();
@@ -157,6 +172,12 @@ inline std::vector<double> values(const RawTensor& dev) {
   std::vector<double> out;
   for_each_index(t.shape(), [&](const std::vector<int64_t>& i) { out.push_back(get(t, i)); });
   return out;
+}
+
+/// An all-zero contiguous tensor (raw::full on the default device): an operand for the checks
+/// of bad input.
+inline RawTensor raw_zeros(const Shape& shape, DType dtype = f32) {
+  return raw::full(shape, 0.0, dtype);
 }
 
 /// A contiguous tensor on the device under test whose row-major elements are `vals` (cast

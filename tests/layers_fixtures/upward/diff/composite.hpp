@@ -5,6 +5,6 @@
 /// this commented-out one: // #include "nn/nn.hpp"
 #include <vector>
 
-#include "core/shape.hpp"
 #include "ad/reverse.hpp"
+#include "core/shape.hpp"
 #include "diff/tensor.hpp"
