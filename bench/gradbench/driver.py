@@ -266,6 +266,9 @@ def main():
                         help="exit 77 (a skip for ctest), saying why, when the checkout or "
                         "the evals' Python modules are missing")
     args = parser.parse_args()
+    # The tools run with the scratch GradBench root as their working directory.
+    args.strata_bin = args.strata_bin.resolve()
+    args.out = args.out.resolve()
 
     if args.merge:
         records, outcomes = [], {}
