@@ -23,7 +23,7 @@ TEST_CASE("derivatives: cumsum and cumprod", "[ad][scan]") {
   const st::Tensor x = positive({3, 20}, 501);
   check_grads([](const auto& x) { return st::cumsum(x, 1); }, {x}, 3);
   check_grads([](const auto& x) { return st::cumprod(x, -1); }, {x}, 3);
-  check_grads([](const auto& x) { return st::cumprod(x, 0) * st::cumsum(x); },
+  check_grads([](const auto& x) { return st::cumprod(x, 0) * st::cumsum(x, 1); },
               {positive({3, 4}, 502)}, 3);
   // Transposed and strided inputs.
   check_grads([](const auto& x) { return st::cumprod(st::transpose(x, 0, 1), 0); },
@@ -36,7 +36,7 @@ TEST_CASE("cumprod's derivative is exact where x has zeros", "[ad][scan]") {
   // y_i = prod_{j <= i} x_j, so d sum(y) / d x_k = sum_{i >= k} prod_{j <= i, j != k} x_j:
   // finite at zeros, and a formula dividing by x_k would give NaN there.
   for (int64_t n : {5, 24}) {
-    std::vector<double> v(std::size_t(n));
+    std::vector<double> v(static_cast<std::size_t>(n));
     for (int64_t i = 0; i < n; ++i) v[std::size_t(i)] = 0.9 + 0.01 * double(i);
     v[2] = 0.0;
     v[std::size_t(n - 1)] = 0.0;
