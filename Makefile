@@ -27,7 +27,7 @@ GRADBENCH ?= ../shared/reference/gradbench
 # Which inputs `make gradbench` runs: medium (every eval, in well under an hour on two cores),
 # full (each eval's own defaults) or smoke (hello, one gmm and one lse input).
 GRADBENCH_PRESET ?= medium
-GRADBENCH_TOOLS ?= strata manual pytorch
+GRADBENCH_TOOLS ?= strata manual pytorch finite
 
 # What the clang builds (test-clang, test-tsan, fuzz) need besides APT_PACKAGES:
 # Debian 12's clang 14 and its runtimes (ASan, UBSan, TSan, libFuzzer).
