@@ -21,18 +21,18 @@ namespace nn = st::nn;
 
 /// The size of a GPT and how it is trained: nanoGPT's train_shakespeare_char settings.
 struct Config {
-  int64_t vocab = 65;        ///< tokens (tinyshakespeare's characters)
-  int64_t block = 64;        ///< context length
-  int64_t layers = 4;        ///< transformer blocks
-  int64_t heads = 4;         ///< attention heads per block
-  int64_t width = 128;       ///< the embedding width
-  double dropout = 0.0;      ///< on the embeddings and each block's residual branches
-  int64_t batch = 12;        ///< sequences per step
-  int64_t iters = 2000;      ///< optimiser steps
-  double lr = 1e-3;          ///< the peak learning rate (cosine decay to lr / 10)
-  int64_t warmup = 100;      ///< linear warm-up steps
-  int64_t eval_every = 250;  ///< steps between loss estimates
-  int64_t eval_iters = 20;   ///< batches per loss estimate
+  int64_t vocab = 65;         ///< tokens (tinyshakespeare's characters)
+  int64_t block = 64;         ///< context length
+  int64_t layers = 4;         ///< transformer blocks
+  int64_t heads = 4;          ///< attention heads per block
+  int64_t width = 128;        ///< the embedding width
+  double dropout = 0.0;       ///< on the embeddings and each block's residual branches
+  int64_t batch = 12;         ///< sequences per step
+  int64_t iters = 2000;       ///< optimiser steps
+  double lr = 1e-3;           ///< the peak learning rate (cosine decay to lr / 10)
+  int64_t warmup = 100;       ///< linear warm-up steps
+  int64_t eval_every = 250;   ///< steps between loss estimates
+  int64_t eval_iters = 20;    ///< batches per loss estimate
   st::DType dtype = st::f32;  ///< the parameters' dtype
 };
 
@@ -144,7 +144,7 @@ inline nn::WarmupCosine schedule(const Config& c) {
 /// What one training step measured: the batch's loss before the update, and the gradients'
 /// global norm before clipping.
 struct StepResult {
-  double loss;  ///< cross-entropy of the batch under the parameters before the step
+  double loss;       ///< cross-entropy of the batch under the parameters before the step
   double grad_norm;  ///< as torch.nn.utils.clip_grad_norm_ returns it
 };
 
