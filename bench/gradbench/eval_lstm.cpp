@@ -2,9 +2,8 @@
 // GradBench's `lstm` (ADBench's LSTM, whose weight matrices are diagonal: each gate is an
 // elementwise product): the loss of predicting each character's bits from the ones before,
 // and its gradient with respect to main_params and extra_params. The recurrence runs one
-// character and one layer at a time; what does not depend on it (the first layer's input
-// gates, the predictions' normalisation and the loss) is computed for every character at
-// once.
+// character and one layer at a time; the predictions' normalisation and the loss are
+// computed for every character at once.
 #include <memory>
 #include <vector>
 
@@ -25,13 +24,19 @@ T loss(const Lstm& s, const T& main, const T& extra) {
   const int64_t b = s.bits, steps = s.chars - 1;
   // Row 2 i of main holds layer i's weights, row 2 i + 1 its biases, each as the gates
   // forget, input, output and change, b values each.
-  auto gate = [&](int64_t layer, int64_t row, int64_t g) {
-    return main.ix(2 * layer + row, st::slice(g * b, (g + 1) * b));
+  // Each gate's weights and biases, sliced once: a slice inside the loop below would add a
+  // node per character, and its pullback a pass over all of main.
+  std::vector<std::vector<T>> weight(std::size_t(s.layers)), bias(std::size_t(s.layers));
+  for (int64_t i = 0; i < s.layers; ++i) {
+    for (int64_t g = 0; g < 4; ++g) {
+      weight[std::size_t(i)].push_back(main.ix(2 * i, st::slice(g * b, (g + 1) * b)));
+      bias[std::size_t(i)].push_back(main.ix(2 * i + 1, st::slice(g * b, (g + 1) * b)));
+    }
+  }
+  auto gate = [&](int64_t layer, int64_t row, int64_t g) -> const T& {
+    return (row == 0 ? weight : bias)[std::size_t(layer)][std::size_t(g)];
   };
   const T in_weight = extra.ix(0), out_weight = extra.ix(1), out_bias = extra.ix(2);
-  const T x = s.sequence.ix(st::slice(0, steps)) * in_weight;  // [steps, b]: layer 0's inputs
-  const T forget0 = st::sigmoid(x * gate(0, 0, 0) + gate(0, 1, 0));
-  const T out0 = st::sigmoid(x * gate(0, 0, 2) + gate(0, 1, 2));
 
   std::vector<T> hidden, cell;
   for (int64_t i = 0; i < s.layers; ++i) {
@@ -40,11 +45,13 @@ T loss(const Lstm& s, const T& main, const T& extra) {
   }
   std::vector<T> ys;
   for (int64_t t = 0; t < steps; ++t) {
-    T input = x.ix(t);
+    // The input row is a slice of a constant: a row of a traced [steps, b] tensor instead
+    // would pull back into all of it at every step, quadratic in the sequence's length.
+    T input = s.sequence.ix(t) * in_weight;
     for (int64_t i = 0; i < s.layers; ++i) {
-      const T forget = i == 0 ? forget0.ix(t) : st::sigmoid(input * gate(i, 0, 0) + gate(i, 1, 0));
+      const T forget = st::sigmoid(input * gate(i, 0, 0) + gate(i, 1, 0));
       const T ingate = st::sigmoid(hidden[i] * gate(i, 0, 1) + gate(i, 1, 1));
-      const T outgate = i == 0 ? out0.ix(t) : st::sigmoid(input * gate(i, 0, 2) + gate(i, 1, 2));
+      const T outgate = st::sigmoid(input * gate(i, 0, 2) + gate(i, 1, 2));
       const T change = st::tanh(hidden[i] * gate(i, 0, 3) + gate(i, 1, 3));
       cell[i] = cell[i] * forget + ingate * change;
       hidden[i] = outgate * st::tanh(cell[i]);
