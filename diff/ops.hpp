@@ -16,7 +16,7 @@
 ///   diff/activations.hpp  sigmoid relu gelu silu softplus softmax log_softmax
 ///   diff/normalization.hpp layer_norm rms_norm group_norm batch_norm
 ///   diff/dropout.hpp      bernoulli dropout, from a st::Key (core/key.hpp: split, fold_in)
-///   diff/attention.hpp    scaled_dot_product_attention
+///   diff/attention.hpp    scaled_dot_product_attention attention_weights
 ///   diff/movement.hpp     reshape permute expand transpose squeeze unsqueeze flatten
 ///                         flip slice pad cast concat stack split
 ///   diff/matrix.hpp       matmul dot tril triu diagonal diag_embed one_hot
