@@ -19,11 +19,21 @@ CMAKE_FLAGS ?=
 # Peers only `make bench` needs (never `make test`): the BLAS libraries and PyTorch.
 BENCH_PACKAGES := libopenblas-dev libblis-dev python3-torch
 
+# What `make gradbench` (and its smoke test in `make test`, skipped without them) needs to run
+# GradBench's evals and its pytorch tool: Debian's Python modules, never pip.
+GRADBENCH_PACKAGES := python3-numpy python3-scipy python3-pydantic python3-dataclasses-json python3-torch
+# A GradBench checkout (github.com/gradbench/gradbench), used read-only.
+GRADBENCH ?= ../shared/reference/gradbench
+# Which inputs `make gradbench` runs: medium (every eval, in well under an hour on two cores),
+# full (each eval's own defaults) or smoke (hello, one gmm and one lse input).
+GRADBENCH_PRESET ?= medium
+GRADBENCH_TOOLS ?= strata manual pytorch finite
+
 # What the clang builds (test-clang, test-tsan, fuzz) need besides APT_PACKAGES:
 # Debian 12's clang 14 and its runtimes (ASan, UBSan, TSan, libFuzzer).
 CLANG_PACKAGES := clang libclang-rt-14-dev
 
-.PHONY: all deps bench-deps clang-deps build test docs demo demo-dist bench-dist bench bench-avx2 test-sanitize test-clang \
+.PHONY: all deps bench-deps gradbench gradbench-deps clang-deps build test docs demo demo-dist bench-dist bench bench-avx2 test-sanitize test-clang \
         test-tsan fuzz format clean gpu-deps
 
 all: build
@@ -37,6 +47,9 @@ deps:
 	  if [ "$$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi; \
 	  $$sudo apt-get update -q && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -q $$missing; \
 	fi
+
+gradbench-deps:
+	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(GRADBENCH_PACKAGES)"
 
 bench-deps:
 	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(BENCH_PACKAGES)"
@@ -105,6 +118,14 @@ bench: bench-deps build
 	@./$(BUILD)/bench/strata_bench --merge $(BUILD)/bench/results.json \
 	  $(BUILD)/bench/results_native.json \
 	  $$(ls $(BUILD)/bench/results_avx2.json 2>/dev/null)
+
+# strata against GradBench's evals, with GradBench's manual (hand-written C++) and pytorch tools
+# as peers in the same run, one thread each (bench/gradbench/README.md): the table on stdout,
+# every evaluation in $(BUILD)/bench/gradbench.json, the message logs in $(BUILD)/bench/gradbench/.
+gradbench: gradbench-deps build
+	/usr/bin/python3 bench/gradbench/driver.py --gradbench $(GRADBENCH) \
+	  --strata-bin $(BUILD)/bench/gradbench/strata_gradbench --out $(BUILD)/bench \
+	  --preset $(GRADBENCH_PRESET) --tools $(GRADBENCH_TOOLS)
 
 # The same run with strata and every peer restricted to AVX2, so the AVX2 paths
 # are measured on an AVX-512 machine too: JSON in build/bench/results_avx2.json.

@@ -78,6 +78,16 @@ struct Register {
 /// to the PyTorch child as STRATA_BENCH_DIR.
 const std::string& work_dir();
 
+/// x in decimal, exactly ("%.17g"): for the metadata of a file a peer reads.
+std::string exact(double x);
+
+/// The check of a training row against its PyTorch peer: strata's loss after the row's check
+/// steps against the number `key` of the JSON file the peer wrote at `peer_json` (absent: no
+/// PyTorch). Reports both losses under "strata_<key>" and "pytorch_<key>", their difference,
+/// and "ok" when it is at most `tol`, else "MISMATCH".
+Check compare_peer_loss(double strata_loss, const std::string& peer_json, const std::string& key,
+                        double tol);
+
 // Keeps results alive so the optimiser cannot drop the work.
 extern st::RawTensor g_sink;
 

@@ -27,6 +27,7 @@ bench/gpu_workloads.cpp (bench/gpu_check.sh runs them with --filter cuda_).
 import argparse
 import itertools
 import json
+import math
 import os
 import statistics
 import sys
@@ -278,12 +279,94 @@ def makemore_step():
     return body
 
 
+def char_gpt_step():
+    """char_gpt_train_step: examples/char_gpt.cpp's GPT (nanoGPT's model.py shape: token and
+    position embeddings, pre-norm blocks of causal self-attention and a GELU MLP in its tanh
+    form, as strata's TransformerBlock, a final LayerNorm, output tied to the token embedding)
+    and one training step: cross-entropy, backward, clip_grad_norm_(1.0), AdamW (betas 0.9 and
+    0.99, weight decay 0.1 on the parameters of 2 or more dims, nanoGPT's groups).
+
+    Everything comes from $STRATA_BENCH_DIR/char_gpt_train_step.safetensors
+    (bench/workloads_char_gpt.cpp): the parameters, the batches "batch_x" and "batch_y"
+    [n, B, T], the learning rate and the number of heads. The check, untimed, as makemore_step's: check_steps steps
+    on batches 0, 1, ..., then the loss on the next batch, written to
+    char_gpt_train_step.pytorch.json. The timed body is one step on the next batch, cycling.
+    """
+    where = os.environ.get("STRATA_BENCH_DIR")
+    if not where:
+        raise RuntimeError("STRATA_BENCH_DIR is not set (strata_bench sets it)")
+    path = os.path.join(where, "char_gpt_train_step.safetensors")
+    F = torch.nn.functional
+
+    def load():
+        t, meta = read_safetensors(path)
+        xs, ys = list(t.pop("batch_x").unbind(0)), list(t.pop("batch_y").unbind(0))
+        p = {k: v.requires_grad_() for k, v in t.items()}
+        decay = [v for v in p.values() if v.dim() >= 2]
+        rest = [v for v in p.values() if v.dim() < 2]
+        opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.1},
+                                 {"params": rest, "weight_decay": 0.0}],
+                                lr=float(meta["lr"]), betas=(0.9, 0.99))
+        return p, opt, xs, ys, int(meta["check_steps"])
+
+    heads = int(read_safetensors(path)[1]["heads"])
+
+    def loss_of(p, idx, targets):
+        b, t = idx.shape
+        c = p["transformer.wte.weight"].shape[1]
+        layers = len({k.split(".")[2] for k in p if k.startswith("transformer.h.")})
+        x = p["transformer.wte.weight"][idx] + p["transformer.wpe.weight"][:t]
+        causal = torch.ones(t, t, dtype=torch.bool).tril()
+        for i in range(layers):
+            def w(name):
+                return p[f"transformer.h.{i}.{name}"]
+            a = F.layer_norm(x, [c], w("ln_1.weight"), w("ln_1.bias"))
+            q, k, v = F.linear(a, w("attn.c_attn.weight"), w("attn.c_attn.bias")).split(c, 2)
+            q, k, v = (z.view(b, t, heads, c // heads).transpose(1, 2) for z in (q, k, v))
+            s = (q @ k.transpose(-2, -1) * (1.0 / math.sqrt(c // heads)))
+            y = torch.softmax(s.masked_fill(~causal, float("-inf")), -1) @ v
+            y = y.transpose(1, 2).contiguous().view(b, t, c)
+            x = x + F.linear(y, w("attn.c_proj.weight"), w("attn.c_proj.bias"))
+            m = F.layer_norm(x, [c], w("ln_2.weight"), w("ln_2.bias"))
+            m = F.gelu(F.linear(m, w("mlp.c_fc.weight"), w("mlp.c_fc.bias")), approximate="tanh")
+            x = x + F.linear(m, w("mlp.c_proj.weight"), w("mlp.c_proj.bias"))
+        x = F.layer_norm(x, [c], p["transformer.ln_f.weight"], p["transformer.ln_f.bias"])
+        logits = x @ p["transformer.wte.weight"].t()
+        return F.cross_entropy(logits.view(-1, logits.shape[-1]), targets.view(-1))
+
+    def step(p, opt, x, y):
+        opt.zero_grad(set_to_none=True)
+        loss = loss_of(p, x, y)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(p.values(), 1.0)
+        opt.step()
+        return loss
+
+    p, opt, xs, ys, check_steps = load()
+    for s in range(check_steps):
+        step(p, opt, xs[s], ys[s])
+    with torch.no_grad():
+        loss = loss_of(p, xs[check_steps], ys[check_steps]).item()
+    with open(os.path.join(where, "char_gpt_train_step.pytorch.json"), "w") as f:
+        json.dump({"loss_after_10": loss, "check_steps": check_steps}, f)
+
+    p, opt, xs, ys, _ = load()
+    turn = itertools.count()
+
+    def body():
+        i = next(turn) % len(xs)
+        step(p, opt, xs[i], ys[i])
+
+    return body
+
+
 def nn_workloads():
     def mlp():
         return mlp_step(128)
 
     yield "mlp_train_step_b128", mlp, 200, 20
     yield "makemore_train_step", makemore_step, 200, 20
+    yield "char_gpt_train_step", char_gpt_step, 20, 3
 
     def per_example_grads():
         """The same MLP's per-example gradients: vmap(grad(loss of one example))."""

@@ -99,6 +99,35 @@ st::Tensor scaled_matrix(int64_t n, uint64_t seed, st::DType dtype) {
   return st::randn({n, n}, seed, dtype) * (1.0 / std::sqrt(double(n)));
 }
 
+std::string exact(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", x);
+  return buf;
+}
+
+Check compare_peer_loss(double strata_loss, const std::string& peer_json, const std::string& key,
+                        double tol) {
+  Check c;
+  c.values.push_back({"strata_" + key, strata_loss});
+  std::ifstream in(peer_json);
+  if (!in) {
+    c.verdict = "unchecked (no PyTorch loss)";
+    return c;
+  }
+  double torch_loss = NAN;
+  try {
+    torch_loss = nlohmann::json::parse(in).at(key).get<double>();
+  } catch (const std::exception& e) {
+    c.verdict = std::string("unchecked (") + e.what() + ")";
+    return c;
+  }
+  const double diff = std::fabs(strata_loss - torch_loss);
+  c.values.push_back({"pytorch_" + key, torch_loss});
+  c.values.push_back({"loss_abs_diff", diff});
+  c.verdict = diff <= tol ? "ok" : "MISMATCH";
+  return c;
+}
+
 }  // namespace bench
 
 namespace {

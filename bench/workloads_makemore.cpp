@@ -20,12 +20,9 @@
 // most kTolerance, "MISMATCH" otherwise (never aborting the run), or why it
 // could not compare (no PyTorch).
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -45,13 +42,6 @@ constexpr const char* kWords = "/usr/share/dict/words";
 
 std::string init_path() { return work_dir() + "/makemore_train_step.safetensors"; }
 std::string torch_result_path() { return work_dir() + "/makemore_train_step.pytorch.json"; }
-
-// x in decimal, exactly (for the file's metadata, which PyTorch's side reads).
-std::string exact(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", x);
-  return buf;
-}
 
 // The word list's examples in the example's order, kBatches shuffled batches
 // of them (the example's BatchIterator, seed 3) and the initial parameters,
@@ -133,25 +123,7 @@ Body strata_step() {
 }
 
 Check check_losses() {
-  Check c;
-  c.values.push_back({"strata_loss_after_100", g_strata_loss});
-  std::ifstream in(torch_result_path());
-  if (!in) {
-    c.verdict = "unchecked (no PyTorch loss)";
-    return c;
-  }
-  double torch_loss = NAN;
-  try {
-    torch_loss = nlohmann::json::parse(in).at("loss_after_100").get<double>();
-  } catch (const std::exception& e) {
-    c.verdict = std::string("unchecked (") + e.what() + ")";
-    return c;
-  }
-  const double diff = std::fabs(g_strata_loss - torch_loss);
-  c.values.push_back({"pytorch_loss_after_100", torch_loss});
-  c.values.push_back({"loss_abs_diff", diff});
-  c.verdict = diff <= kTolerance ? "ok" : "MISMATCH";
-  return c;
+  return compare_peer_loss(g_strata_loss, torch_result_path(), "loss_after_100", kTolerance);
 }
 
 const Register kMakemore(45, [](std::vector<Workload>& w) {

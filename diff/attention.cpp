@@ -8,7 +8,6 @@
 namespace strata::detail {
 
 namespace {
-constexpr std::string_view kOp = "scaled_dot_product_attention";
 Shape batch_of(const Shape& s) {
   Shape b;
   for (int64_t i = 0; i + 2 < s.ndim(); ++i) b.push_back(s[std::size_t(i)]);
@@ -16,18 +15,18 @@ Shape batch_of(const Shape& s) {
 }
 }  // namespace
 
-Shape attention_scores_shape(const Shape& q, const Shape& k, const Shape& v) {
+Shape attention_scores_shape(std::string_view op, const Shape& q, const Shape& k, const Shape& v) {
   for (const Shape* s : {&q, &k, &v}) {
     if (s->ndim() < 2) {
-      fail<ShapeError>(kOp, "q, k and v need rank >= 2 ([..., T, d]), got shapes ", q, ", ", k,
-                       ", ", v);
+      fail<ShapeError>(op, "q, k and v need rank >= 2 ([..., T, d]), got shapes ", q, ", ", k, ", ",
+                       v);
     }
   }
   Shape out;
   try {
-    out = broadcast_shapes(broadcast_shapes(batch_of(q), batch_of(k), kOp), batch_of(v), kOp);
+    out = broadcast_shapes(broadcast_shapes(batch_of(q), batch_of(k), op), batch_of(v), op);
   } catch (const ShapeError&) {
-    fail<ShapeError>(kOp, "the batch dims of q ", q, ", k ", k, " and v ", v,
+    fail<ShapeError>(op, "the batch dims of q ", q, ", k ", k, " and v ", v,
                      " do not broadcast together");
   }
   out.push_back(q[std::size_t(q.ndim() - 2)]);
@@ -35,21 +34,21 @@ Shape attention_scores_shape(const Shape& q, const Shape& k, const Shape& v) {
   return out;
 }
 
-double check_attention(const Shape& q, const Shape& k, const Shape& v, const Tensor& mask,
-                       std::optional<double> scale) {
-  const Shape scores = attention_scores_shape(q, k, v);
+double check_attention(std::string_view op, const Shape& q, const Shape& k, const Shape& v,
+                       const Tensor& mask, std::optional<double> scale) {
+  const Shape scores = attention_scores_shape(op, q, k, v);
   const int64_t e = q[std::size_t(q.ndim() - 1)];
   if (k[std::size_t(k.ndim() - 1)] != e) {
-    fail<ShapeError>(kOp, "q ", q, " and k ", k, " must have the same last dim (the query/key ",
+    fail<ShapeError>(op, "q ", q, " and k ", k, " must have the same last dim (the query/key ",
                      "width E: q [..., L, E], k [..., S, E])");
   }
   if (k[std::size_t(k.ndim() - 2)] != v[std::size_t(v.ndim() - 2)]) {
-    fail<ShapeError>(kOp, "k ", k, " and v ", v, " must have the same number of keys S ",
+    fail<ShapeError>(op, "k ", k, " and v ", v, " must have the same number of keys S ",
                      "(k [..., S, E], v [..., S, Ev])");
   }
   if (mask.defined()) {
     if (mask.dtype() != bool_ && !is_floating(mask.dtype())) {
-      fail<DTypeError>(kOp, "mask has dtype ", dtype_name(mask.dtype()),
+      fail<DTypeError>(op, "mask has dtype ", dtype_name(mask.dtype()),
                        "; need bool (true: attend) or a float mask added to the scores");
     }
     bool fits = mask.shape().ndim() <= scores.ndim();
@@ -58,11 +57,11 @@ double check_attention(const Shape& q, const Shape& k, const Shape& v, const Ten
       fits = m == 1 || m == scores[std::size_t(scores.ndim() - i)];
     }
     if (!fits) {
-      fail<ShapeError>(kOp, "mask of shape ", mask.shape(), " does not broadcast to the scores' ",
+      fail<ShapeError>(op, "mask of shape ", mask.shape(), " does not broadcast to the scores' ",
                        "shape ", scores, " ([..., L, S])");
     }
   }
-  if (scale && !std::isfinite(*scale)) fail<ValueError>(kOp, "scale = ", *scale, " is not finite");
+  if (scale && !std::isfinite(*scale)) fail<ValueError>(op, "scale = ", *scale, " is not finite");
   return scale ? *scale : 1.0 / std::sqrt(double(e == 0 ? 1 : e));
 }
 

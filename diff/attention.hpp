@@ -15,12 +15,12 @@ namespace strata {
 
 namespace detail {
 /// Checks q [..., L, E], k [..., S, E], v [..., S, Ev] (batch dims broadcast), the mask (bool
-/// or float, broadcasting to [..., L, S]) and the scale; returns the scale to use
-/// (1 / sqrt(E) when none is given). attention.cpp.
-double check_attention(const Shape& q, const Shape& k, const Shape& v, const Tensor& mask,
-                       std::optional<double> scale);
+/// or float, broadcasting to [..., L, S]) and the scale for `op`, the name errors give;
+/// returns the scale to use (1 / sqrt(E) when none is given). attention.cpp.
+double check_attention(std::string_view op, const Shape& q, const Shape& k, const Shape& v,
+                       const Tensor& mask, std::optional<double> scale);
 /// The batch dims of q, k and v broadcast together, then [L, S]: the scores' shape.
-Shape attention_scores_shape(const Shape& q, const Shape& k, const Shape& v);
+Shape attention_scores_shape(std::string_view op, const Shape& q, const Shape& k, const Shape& v);
 
 /// softmax over the last axis, except that a row whose every score is -inf gives zeros (and
 /// zero derivatives) instead of NaN: PyTorch's _safe_softmax, which its
@@ -34,10 +34,35 @@ T masked_softmax(const T& s) {
 }
 }  // namespace detail
 
+/// The attention weights softmax(q k^T * scale + mask), [..., L, S], for q [..., L, E] and
+/// k [..., S, E], with scaled_dot_product_attention's options and masking rules (below):
+/// scaled_dot_product_attention(q, k, v, ...) is matmul(attention_weights(q, k, ...), v). A
+/// layer that drops out attention weights (nanoGPT's attn_dropout, PyTorch's dropout_p)
+/// applies st::dropout between the two; the weights are also what one plots. Throws as
+/// scaled_dot_product_attention. Example: `st::attention_weights(q, k, /*causal=*/true)`.
+template <Diffable Q, Diffable K>
+common_level_t<Q, K> attention_weights(const Q& q, const K& k, bool causal = false,
+                                       const Tensor& mask = Tensor(),
+                                       std::optional<double> scale = std::nullopt) {
+  const double sc =
+      detail::check_attention("attention_weights", q.shape(), k.shape(), k.shape(), mask, scale);
+  const auto s0 = matmul(q * sc, transpose(k, -1, -2));  // [..., L, S]
+  const bool bool_mask = mask.defined() && mask.dtype() == bool_;
+  if (!causal && !mask.defined()) return softmax(s0, -1);
+  auto s = bool_mask || !mask.defined() ? s0 : s0 + mask;
+  const int64_t r = s.shape().ndim();
+  const int64_t l = s.shape()[r - 2], n = s.shape()[r - 1];
+  Tensor allowed;
+  if (causal) allowed = detail::band_mask(l, n, 0, true, s.device());
+  if (bool_mask) allowed = allowed.defined() ? logical_and(allowed, mask) : mask;
+  if (allowed.defined()) s = where(allowed, s, -INFINITY);
+  return detail::masked_softmax(s);
+}
+
 /// Scaled dot-product attention, softmax(q k^T * scale + mask) v
-/// (torch.nn.functional.scaled_dot_product_attention without dropout), for q [..., L, E],
-/// k [..., S, E] and v [..., S, Ev] whose batch dims broadcast; the result is [..., L, Ev].
-///
+/// (torch.nn.functional.scaled_dot_product_attention without dropout: see attention_weights
+/// for dropping out the weights), for q [..., L, E], k [..., S, E], v [..., S, Ev] (batch dims
+/// broadcast) -> [..., L, Ev].
 /// - `causal`: query i attends to keys j <= i only (the lower triangle of [L, S] aligned at the
 ///   top left, as PyTorch's is_causal; rows past the last key see every key).
 /// - `mask` (a constant, optional): bool, true where a query may attend to a key (as PyTorch's
@@ -55,18 +80,9 @@ template <Diffable Q, Diffable K, Diffable V>
 common_level_t<common_level_t<Q, K>, V> scaled_dot_product_attention(
     const Q& q, const K& k, const V& v, bool causal = false, const Tensor& mask = Tensor(),
     std::optional<double> scale = std::nullopt) {
-  const double sc = detail::check_attention(q.shape(), k.shape(), v.shape(), mask, scale);
-  const auto s0 = matmul(q * sc, transpose(k, -1, -2));  // [..., L, S]
-  const bool bool_mask = mask.defined() && mask.dtype() == bool_;
-  if (!causal && !mask.defined()) return matmul(softmax(s0, -1), v);
-  auto s = bool_mask || !mask.defined() ? s0 : s0 + mask;
-  const int64_t r = s.shape().ndim();
-  const int64_t l = s.shape()[r - 2], n = s.shape()[r - 1];
-  Tensor allowed;
-  if (causal) allowed = detail::band_mask(l, n, 0, true, s.device());
-  if (bool_mask) allowed = allowed.defined() ? logical_and(allowed, mask) : mask;
-  if (allowed.defined()) s = where(allowed, s, -INFINITY);
-  return matmul(detail::masked_softmax(s), v);
+  detail::check_attention("scaled_dot_product_attention", q.shape(), k.shape(), v.shape(), mask,
+                          scale);
+  return matmul(attention_weights(q, k, causal, mask, scale), v);
 }
 
 }  // namespace strata

@@ -139,6 +139,13 @@ class Ops {
   D flip(int64_t axis) const;
   /// Converted to dtype (st::cast): `i.cast(st::f32)`.
   D cast(DType dtype) const;
+  /// Rotated by `shift` positions along axis, flattened when none (st::roll): `y.roll(1, 0)`.
+  D roll(int64_t shift, std::optional<int64_t> axis = std::nullopt) const;
+  // scans
+  /// The running sum along axis, of x flattened when none (st::cumsum): `x.cumsum(1)`.
+  D cumsum(std::optional<int64_t> axis = std::nullopt) const;
+  /// The running product along axis, of x flattened when none (st::cumprod): `x.cumprod(1)`.
+  D cumprod(std::optional<int64_t> axis = std::nullopt) const;
   // contraction
   /// The matrix product with other, numpy.matmul rules (st::matmul): `x.matmul(w)`.
   D matmul(const D& other) const;
@@ -163,6 +170,19 @@ class Ops {
   /// The positions idx (i32 or i64, any shape) along axis, idx's dims replacing it
   /// (st::take): `table.take(ids, 0)`.
   D take(const Tensor& idx, int64_t axis) const;
+  // reading a value
+  /// Not available on a traced value: `x.item<T>()` reads a plain st::Tensor (which defines
+  /// it), while x here is a value inside a transform. The primal value's element is
+  /// `st::item<T>(x)` (st::value_of(x) is the plain tensor); it carries no derivative.
+  template <class E>
+  E item() const {
+    static_assert(sizeof(E) == 0,
+                  "x.item<T>() reads a plain st::Tensor, but x is a traced value (inside "
+                  "st::grad, st::jvp, st::vmap...): read its primal value with "
+                  "st::item<T>(x), or st::value_of(x) for the plain tensor (no derivative "
+                  "flows through either)");
+    return E{};
+  }
 
  private:
   const D& self() const { return static_cast<const D&>(*this); }

@@ -134,10 +134,11 @@ template <Diffable T>
 T cast(const T& x, DType dtype) {
   return detail::as_dtype(x, dtype);
 }
-/// Joins tensors along an existing axis; the other dims must agree (ShapeError) and dtypes
-/// promote. Throws ValueError for an empty list. Example: `st::concat({a, b}, 0)`.
+/// Joins tensors along an existing axis, 0 by default (numpy.concatenate); the other dims must
+/// agree (ShapeError) and dtypes promote. Throws ValueError for an empty list. Example:
+/// `st::concat({a, b})` stacks rows, `st::concat({a, b}, 1)` columns.
 template <Diffable T>
-T concat(const std::vector<T>& xs, int64_t axis) {
+T concat(const std::vector<T>& xs, int64_t axis = 0) {
   if (xs.empty()) detail::fail<ValueError>("concat", "needs at least one tensor");
   DType t = xs.front().dtype();
   for (const T& x : xs) t = promote_types(t, x.dtype());
@@ -145,15 +146,16 @@ T concat(const std::vector<T>& xs, int64_t axis) {
   for (const T& x : xs) cast_xs.push_back(detail::as_dtype(x, t));
   return Prims<T>::concat(cast_xs, axis);
 }
-/// concat of a braced list: `st::concat({a, b, c}, 1)`.
+/// concat of a braced list: `st::concat({a, b, c}, 1)`, `st::concat({a, b})` (axis 0).
 template <Diffable T>
-T concat(std::initializer_list<T> xs, int64_t axis) {
+T concat(std::initializer_list<T> xs, int64_t axis = 0) {
   return concat(std::vector<T>(xs), axis);
 }
-/// Joins tensors of one shape along a new axis at `axis` (ShapeError when shapes differ,
-/// ValueError for an empty list). Example: `st::stack({a, b}, 0)` gives [2, ...].
+/// Joins tensors of one shape along a new axis at `axis`, 0 by default (numpy.stack;
+/// ShapeError when shapes differ, ValueError for an empty list). Example: `st::stack({a, b})`
+/// gives [2, ...], `st::stack({a, b}, -1)` [..., 2].
 template <Diffable T>
-T stack(const std::vector<T>& xs, int64_t axis) {
+T stack(const std::vector<T>& xs, int64_t axis = 0) {
   if (xs.empty()) detail::fail<ValueError>("stack", "needs at least one tensor");
   std::vector<T> parts;
   for (const T& x : xs) {
@@ -165,9 +167,9 @@ T stack(const std::vector<T>& xs, int64_t axis) {
   }
   return concat(parts, axis < 0 ? axis + xs.front().shape().ndim() + 1 : axis);
 }
-/// stack of a braced list: `st::stack({a, b}, -1)`.
+/// stack of a braced list: `st::stack({a, b}, -1)`, `st::stack({a, b})` (axis 0).
 template <Diffable T>
-T stack(std::initializer_list<T> xs, int64_t axis) {
+T stack(std::initializer_list<T> xs, int64_t axis = 0) {
   return stack(std::vector<T>(xs), axis);
 }
 /// Splits along axis into views of the given sizes, which must add up to the axis size

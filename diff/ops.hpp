@@ -16,7 +16,7 @@
 ///   diff/activations.hpp  sigmoid relu gelu silu softplus softmax log_softmax
 ///   diff/normalization.hpp layer_norm rms_norm group_norm batch_norm
 ///   diff/dropout.hpp      bernoulli dropout, from a st::Key (core/key.hpp: split, fold_in)
-///   diff/attention.hpp    scaled_dot_product_attention
+///   diff/attention.hpp    scaled_dot_product_attention attention_weights
 ///   diff/movement.hpp     reshape permute expand transpose squeeze unsqueeze flatten
 ///                         flip slice pad cast concat stack split windows fold
 ///   diff/conv.hpp         conv conv_transpose (windows, the im2col copy, matmul; fold)
@@ -25,12 +25,19 @@
 ///   diff/linalg/*.hpp     st::linalg: cholesky lu eigh eigvalsh svd svdvals qr,
 ///                         solve_triangular solve cho_solve inv pinv lstsq,
 ///                         slogdet det logdet matrix_norm
+///   diff/scan.hpp         cumsum cumprod
+///   diff/roll.hpp         roll
+///   diff/cross.hpp        cross
+///   diff/triangle.hpp     tril_indices triu_indices, tril_pack triu_pack,
+///                         tril_unpack triu_unpack (packed triangles)
+///   diff/value.hpp        value_of item (a traced value's primal, for control flow)
 ///   diff/index.hpp        ix oix vix take, st::Index and its entries
 #include "diff/activations.hpp"
 #include "diff/arithmetic.hpp"
 #include "diff/attention.hpp"
 #include "diff/comparison.hpp"
 #include "diff/conv.hpp"
+#include "diff/cross.hpp"
 #include "diff/dropout.hpp"
 #include "diff/index.hpp"
 #include "diff/linalg/det.hpp"
@@ -42,4 +49,8 @@
 #include "diff/operands.hpp"
 #include "diff/pool.hpp"
 #include "diff/reductions.hpp"
+#include "diff/roll.hpp"
+#include "diff/scan.hpp"
 #include "diff/statistics.hpp"
+#include "diff/triangle.hpp"
+#include "diff/value.hpp"

@@ -97,10 +97,8 @@ int run(int argc, char** argv) {
   std::printf("%lld layers, %lld heads, width %lld, block %lld: %.2fM parameters on %s\n",
               (long long)c.layers, (long long)c.heads, (long long)c.width, (long long)c.block,
               double(nn::num_parameters(params)) / 1e6, cuda ? "cuda:0" : "the CPU");
-  nn::AdamW opt(
-      nn::AdamOptions{.lr = c.lr, .beta2 = 0.99, .weight_decay = 0.1, .decay_min_ndim = 2});
-  const nn::WarmupCosine schedule{
-      .max_lr = c.lr, .min_lr = c.lr / 10, .warmup = c.warmup, .decay = c.iters};
+  nn::AdamW opt = char_gpt::optimizer(c);
+  const nn::WarmupCosine schedule = char_gpt::schedule(c);
   const st::Key key(1337);
   const auto [k_batch, k_drop, k_eval, k_sample] = [&] {
     const std::vector<st::Key> k = st::split(key, 4);
@@ -122,17 +120,10 @@ int run(int argc, char** argv) {
       std::fflush(stdout);
     }
     if (step == c.iters) break;
-    // A pair, not a structured binding: clang 14 cannot capture bindings in the lambda below.
-    const std::pair<st::Tensor, st::Tensor> xy =
-        nn::sample_batch(train, c.batch, c.block, st::fold_in(k_batch, step));
-    const st::Tensor &x = xy.first, &y = xy.second;
+    const auto [x, y] = nn::sample_batch(train, c.batch, c.block, st::fold_in(k_batch, step));
     const std::optional<st::Key> drop =
         c.dropout > 0 ? std::optional<st::Key>(st::fold_in(k_drop, step)) : std::nullopt;
-    auto [loss, grads] = st::value_and_grad(
-        [&](const auto& p) { return nn::cross_entropy(model(p, x, drop), y); }, params);
-    nn::clip_grad_norm(grads, 1.0);
-    opt.set_lr(schedule(step));
-    opt.step(params, grads);
+    char_gpt::train_step(model, params, opt, schedule(step), x, y, drop);
   }
   std::printf("trained %lld steps in %.1f s\n\n", (long long)c.iters, seconds());
   std::cout << sample(model, params, tok, small ? 80 : 500, k_sample) << "\n";

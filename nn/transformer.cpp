@@ -41,12 +41,13 @@ int64_t checked_heads(int64_t dim, int64_t heads) {
 }  // namespace
 
 MultiHeadAttention::MultiHeadAttention(int64_t dim, int64_t heads, bool causal, bool bias,
-                                       DType dtype, std::string prefix)
+                                       DType dtype, std::string prefix, double dropout)
     : dim_(dim),
       heads_(checked_heads(dim, heads)),
       causal_(causal),
       qkv_(dim, 3 * dim, bias, dtype, prefix + "c_attn."),
-      proj_(dim, dim, bias, dtype, prefix + "c_proj.") {}
+      proj_(dim, dim, bias, dtype, prefix + "c_proj."),
+      drop_(dropout) {}
 
 Params MultiHeadAttention::init(uint64_t seed) const {
   Params p = qkv_.init(derive_seed(seed, 0));
@@ -58,7 +59,7 @@ TransformerBlock::TransformerBlock(int64_t dim, int64_t heads, double dropout, D
                                    std::string prefix, int64_t mlp_ratio, bool causal)
     : ln1_(dim, 1e-5, dtype, prefix + "ln_1."),
       ln2_(dim, 1e-5, dtype, prefix + "ln_2."),
-      attn_(dim, heads, causal, true, dtype, prefix + "attn."),
+      attn_(dim, heads, causal, true, dtype, prefix + "attn.", dropout),
       fc1_(dim, mlp_ratio * dim, true, dtype, prefix + "mlp.c_fc."),
       fc2_(mlp_ratio * dim, dim, true, dtype, prefix + "mlp.c_proj."),
       drop_(dropout) {

@@ -73,17 +73,21 @@ class Dropout {
 /// the queries, keys and values side by side) and "c_proj" (Linear dim -> dim). x [..., T, dim]
 /// is split into `heads` heads of width dim / heads, each attends with
 /// st::scaled_dot_product_attention (causal or not), and the heads are concatenated and
-/// projected: same shape as x.
+/// projected: same shape as x. With a dropout probability and a key (training), the attention
+/// weights are dropped out before they weigh the values (nanoGPT's attn_dropout).
 class MultiHeadAttention {
  public:
-  /// dim divisible by heads > 0 (ValueError naming both otherwise).
+  /// dim divisible by heads > 0 (ValueError naming both otherwise); dropout in [0, 1).
   MultiHeadAttention(int64_t dim, int64_t heads, bool causal = true, bool bias = true,
-                     DType dtype = f32, std::string prefix = "");
+                     DType dtype = f32, std::string prefix = "", double dropout = 0.0);
   /// c_attn and c_proj initialised as Linear::init, from streams 0 and 1 of seed.
   Params init(uint64_t seed) const;
-  /// Self-attention of x [..., T, dim]. Throws like Linear for a wrong width or parameter.
+  /// Self-attention of x [..., T, dim]; `key` (training) draws the dropout mask of the
+  /// attention weights, dropout(attention_weights(q, k), p, *key). Throws like Linear for a
+  /// wrong width or parameter.
   template <Diffable T, Diffable X>
-  common_level_t<T, X> operator()(const ParamsOf<T>& p, const X& x) const {
+  common_level_t<T, X> operator()(const ParamsOf<T>& p, const X& x,
+                                  std::optional<Key> key = std::nullopt) const {
     using R = common_level_t<T, X>;
     const R qkv = qkv_(p, x);  // [..., T, 3 dim]
     const std::vector<R> parts = split(qkv, {dim_, dim_, dim_}, -1);
@@ -92,8 +96,9 @@ class MultiHeadAttention {
     heads[heads.size() - 1] = heads_;
     heads.push_back(dim_ / heads_);  // [..., T, heads, head_dim]
     auto to_heads = [&](const R& t) { return transpose(reshape(t, heads), -3, -2); };
-    const R y = scaled_dot_product_attention(to_heads(parts[0]), to_heads(parts[1]),
-                                             to_heads(parts[2]), causal_);
+    const R q = to_heads(parts[0]), k = to_heads(parts[1]), v = to_heads(parts[2]);
+    const R y = key && drop_.p() > 0 ? matmul(drop_(attention_weights(q, k, causal_), key), v)
+                                     : scaled_dot_product_attention(q, k, v, causal_);
     return proj_(p, reshape(transpose(y, -3, -2), s));
   }
   /// The model width.
@@ -105,6 +110,7 @@ class MultiHeadAttention {
   int64_t dim_, heads_;
   bool causal_;
   Linear qkv_, proj_;
+  Dropout drop_;
 };
 
 // --- TransformerBlock -------------------------------------------------------
@@ -112,8 +118,8 @@ class MultiHeadAttention {
 ///   x = x + dropout(attn(ln_1(x)));  x = x + dropout(mlp(ln_2(x)))
 /// with mlp = c_proj(gelu(c_fc(x))), c_fc dim -> mlp_ratio dim (GELU's tanh approximation,
 /// GPT-2's). Parameters: prefix + "ln_1.*", "attn.c_attn.*", "attn.c_proj.*", "ln_2.*",
-/// "mlp.c_fc.*", "mlp.c_proj.*". Dropout acts on the two residual branches when a key is
-/// given (training); nanoGPT's extra dropout of the attention weights is not applied.
+/// "mlp.c_fc.*", "mlp.c_proj.*". When a key is given (training), dropout acts where nanoGPT's
+/// does: on the attention weights and on the two residual branches.
 class TransformerBlock {
  public:
   /// dim divisible by heads; dropout in [0, 1) (ValueError otherwise).
@@ -121,15 +127,18 @@ class TransformerBlock {
                    std::string prefix = "", int64_t mlp_ratio = 4, bool causal = true);
   /// Every sub-layer initialised from its own stream of seed (LayerNorm: ones and zeros).
   Params init(uint64_t seed) const;
-  /// The block on x [..., T, dim]; `key` (training) draws the two dropout masks from
-  /// split2(*key). Same shape as x.
+  /// The block on x [..., T, dim]; `key` (training) draws the three dropout masks (the
+  /// attention weights', then the two branches') from split(*key, 3). Same shape as x.
   template <Diffable T, Diffable X>
   common_level_t<T, X> operator()(const ParamsOf<T>& p, const X& x,
                                   std::optional<Key> key = std::nullopt) const {
     using R = common_level_t<T, X>;
-    std::optional<Key> k1, k2;
-    if (key) std::tie(k1, k2) = split2(*key);
-    const R h = lift<R>(x) + drop_(attn_(p, ln1_(p, x)), k1);
+    std::optional<Key> k0, k1, k2;
+    if (key) {
+      const std::vector<Key> k = split(*key, 3);
+      std::tie(k0, k1, k2) = std::tuple{k[0], k[1], k[2]};
+    }
+    const R h = lift<R>(x) + drop_(attn_(p, ln1_(p, x), k0), k1);
     return h + drop_(fc2_(p, gelu(fc1_(p, ln2_(p, h)))), k2);
   }
 

@@ -2,8 +2,10 @@
 #pragma once
 /// The rules of the movement primitives, all linear: permute, expand,
 /// reshape, slice, pad, concat.
+#include <algorithm>
 #include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ad/rules/batching.hpp"
@@ -20,10 +22,56 @@ inline Shape inverse_permutation(const Shape& dims) {
   return inv;
 }
 
-/// The positions a slice picks along an axis of size n, as an i64 index tensor.
-inline Tensor slice_positions(int64_t n, std::optional<int64_t> start, std::optional<int64_t> stop,
-                              int64_t step, Device device) {
-  return Tensor(raw::arange(0, double(n), 1, i64, device).slice(0, start, stop, step));
+/// The first position and the count of the positions a slice picks along an axis of size n
+/// (Python's slice.indices, as Layout::slice clamps them).
+inline std::pair<int64_t, int64_t> slice_span(int64_t n, std::optional<int64_t> start,
+                                              std::optional<int64_t> stop, int64_t step) {
+  auto clamp = [&](std::optional<int64_t> v, int64_t fallback) {
+    if (!v) return fallback;
+    const int64_t i = *v < 0 ? *v + n : *v;
+    return step > 0 ? std::clamp<int64_t>(i, 0, n) : std::clamp<int64_t>(i, -1, n - 1);
+  };
+  const int64_t b = clamp(start, step > 0 ? 0 : n - 1);
+  const int64_t e = clamp(stop, step > 0 ? n : -1);
+  int64_t len = 0;
+  if (step > 0 && e > b) len = (e - b - 1) / step + 1;
+  if (step < 0 && b > e) len = (e - b + 1) / step + 1;
+  return {b, len};
+}
+
+/// The transpose of slice(x, axis, start, stop, step) for x of shape `in`: ct placed at the
+/// sliced positions of zeros, built from pad, reshape and slice only (a pad is one pass over
+/// the output; a scatter into materialised zeros was three, plus an index table per call):
+/// a step of k spaces the elements out with k - 1 zeros after each, a negative step first
+/// reverses ct (a view). Pad and slice are each other's transposes, so higher orders stay cheap.
+template <Diffable T>
+T unslice(const T& ct, int64_t ax, const Shape& in, std::optional<int64_t> start,
+          std::optional<int64_t> stop, int64_t step) {
+  const int64_t n = in[std::size_t(ax)];
+  auto [first, len] = slice_span(n, start, stop, step);
+  if (len == 0) return detail::filled<T>(0.0, in, ct.dtype(), ct.device());
+  T c = ct;
+  const int64_t k = step > 0 ? step : -step;
+  if (step < 0) {
+    c = Prims<T>::slice(c, ax, std::nullopt, std::nullopt, -1);
+    first += (len - 1) * step;  // the lowest position picked
+  }
+  const int64_t rank = in.ndim();
+  if (k > 1 && len > 1) {
+    Shape spaced = c.shape();
+    spaced.insert(std::size_t(ax) + 1, 1);
+    Pads gap(std::size_t(rank + 1), {0, 0});
+    gap[std::size_t(ax) + 1] = {0, k - 1};
+    c = Prims<T>::pad(Prims<T>::reshape(c, spaced), gap);  // [..., len, k, ...]
+    Shape merged = c.shape();
+    merged[std::size_t(ax)] = len * k;
+    merged.erase(std::size_t(ax) + 1);
+    c = Prims<T>::slice(Prims<T>::reshape(c, merged), ax, 0, (len - 1) * k + 1, 1);
+  }
+  const int64_t span = (len - 1) * k + 1;
+  Pads around(std::size_t(rank), {0, 0});
+  around[std::size_t(ax)] = {first, n - first - span};
+  return Prims<T>::pad(c, around);
 }
 
 /// The primitive `permute(x, dims)`.
@@ -135,15 +183,12 @@ struct Slice {
   T operator()(const T& x) const {
     return Prims<T>::slice(x, axis, start, stop, step);
   }
-  /// The transpose: the cotangent added at the sliced positions of zeros of x's shape;
-  /// keeps the positions and the shape, and makes the zeros when it runs.
+  /// The transpose: the cotangent at the sliced positions of zeros of x's shape (unslice).
   template <Diffable T>
   Pullback<T> pullback(int, const T& x, const T&) const {
     const int64_t ax = normalize_axis(axis, x.shape(), "slice");
-    const Tensor pos = slice_positions(x.shape()[std::size_t(ax)], start, stop, step, x.device());
-    return {[ax, pos, in = x.shape()](const T& ct) {
-              const T zero = detail::filled<T>(0.0, in, ct.dtype(), ct.device());
-              return Prims<T>::index_add(zero, ax, pos, ct);
+    return {[ax, in = x.shape(), start = start, stop = stop, step = step](const T& ct) {
+              return unslice(ct, ax, in, start, stop, step);
             },
             {}};
   }

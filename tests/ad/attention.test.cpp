@@ -122,3 +122,55 @@ TEST_CASE("attention: bad input gives a clear error", "[ad][attention][errors]")
                  [&] { st::scaled_dot_product_attention(q, k, v, false, st::Tensor(), NAN); }),
              Contains("scale = nan"));
 }
+
+TEST_CASE("attention_weights: the softmax that scaled_dot_product_attention applies to v",
+          "[ad][attention]") {
+  const st::Tensor q = normal({2, 3, 3}, 931), k = normal({2, 4, 3}, 932);
+  const st::Tensor v = normal({2, 4, 6}, 933);
+  const st::Tensor mask = attention_bool_mask();  // [3, 4]: row 1 attends to no key
+  for (const bool causal : {false, true}) {
+    for (const bool masked : {false, true}) {
+      INFO("causal " << causal << ", masked " << masked);
+      const st::Tensor m = masked ? mask : st::Tensor();
+      const st::Tensor w = st::attention_weights(q, k, causal, m);
+      REQUIRE(w.shape() == st::Shape{2, 3, 4});
+      // Computed here from its definition: masked scores, then a softmax over the keys.
+      const std::vector<double> got = w.to_vector<double>();
+      const std::vector<double> qs = q.to_vector<double>(), ks = k.to_vector<double>();
+      const std::vector<bool> allowed = [&] {
+        std::vector<bool> a(12, true);
+        if (masked) {
+          const std::vector<double> mv = mask.to(st::f64).to_vector<double>();
+          for (std::size_t i = 0; i < 12; ++i) a[i] = mv[i] != 0.0;
+        }
+        return a;
+      }();
+      for (int64_t b = 0; b < 2; ++b) {
+        for (int64_t i = 0; i < 3; ++i) {
+          std::vector<double> s(4);
+          double top = -INFINITY;
+          for (int64_t j = 0; j < 4; ++j) {
+            double dot = 0;
+            for (int64_t e = 0; e < 3; ++e)
+              dot += qs[std::size_t((b * 3 + i) * 3 + e)] * ks[std::size_t((b * 4 + j) * 3 + e)];
+            const bool ok = allowed[std::size_t(i * 4 + j)] && (!causal || j <= i);
+            s[std::size_t(j)] = ok ? dot / std::sqrt(3.0) : -INFINITY;
+            top = std::max(top, s[std::size_t(j)]);
+          }
+          double total = 0;
+          for (double& x : s) total += x = top == -INFINITY ? 0.0 : std::exp(x - top);
+          for (int64_t j = 0; j < 4; ++j) {
+            const double want = total == 0 ? 0.0 : s[std::size_t(j)] / total;
+            CHECK(got[std::size_t((b * 3 + i) * 4 + j)] == Approx(want).margin(1e-14));
+          }
+        }
+      }
+      require_approx(st::matmul(w, v), st::scaled_dot_product_attention(q, k, v, causal, m), 1e-14);
+    }
+  }
+  CHECK_THAT(
+      message_of<st::ShapeError>([&] {
+        st::attention_weights(q, st::ones({2, 4, 2}, st::f64));
+      }),
+      Contains("attention_weights: q [2, 3, 3] and k [2, 4, 2] must have the same last dim"));
+}

@@ -77,6 +77,37 @@ TEST_CASE("TransformerBlock: derivatives, vmap, dropout keys", "[nn][transformer
   CHECK(no_dropout(p, x, key).to_vector<double>() == no_dropout(p, x).to_vector<double>());
 }
 
+TEST_CASE("MultiHeadAttention drops out the attention weights with a key", "[nn][transformer]") {
+  // Two causal heads over x [T = 5, 4]: with a key, y = c_proj(heads(dropout(w, p, key) v))
+  // where w are the attention weights; without one, or with p = 0, plain attention.
+  const nn::MultiHeadAttention mha(4, 2, true, true, st::f64, "", 0.4);
+  const nn::Params w = mha.init(11);
+  const st::Tensor x = st::randn({5, 4}, 921, st::f64);
+  const st::Key key(9);
+  const st::Tensor qkv = st::matmul(x, w.at("c_attn.weight").transpose(0, 1)) + w.at("c_attn.bias");
+  const auto parts = st::split(qkv, {4, 4, 4}, -1);
+  auto heads = [](const st::Tensor& t) { return t.reshape({5, 2, 2}).transpose(0, 1); };
+  const st::Tensor q = heads(parts[0]), k = heads(parts[1]), v = heads(parts[2]);  // [2, 5, 2]
+  auto project = [&](const st::Tensor& y) {  // [2, 5, 2] -> [5, 4] -> c_proj
+    return st::matmul(y.transpose(0, 1).reshape({5, 4}), w.at("c_proj.weight").transpose(0, 1)) +
+           w.at("c_proj.bias");
+  };
+  const st::Tensor weights = st::attention_weights(q, k, true);
+  const st::Tensor dropped = st::dropout(weights, 0.4, key);
+  require_torch_close(mha(w, x, key), project(st::matmul(dropped, v)), "attention dropout", 1e-13);
+  require_torch_close(mha(w, x), project(st::matmul(weights, v)), "no key: no dropout", 1e-13);
+  // Some weights were dropped, so the two differ; the same key gives the same output.
+  CHECK(mha(w, x, key).to_vector<double>() != mha(w, x).to_vector<double>());
+  CHECK(mha(w, x, key).to_vector<double>() == mha(w, x, key).to_vector<double>());
+  const nn::MultiHeadAttention no_dropout(4, 2, true, true, st::f64);
+  CHECK(no_dropout(w, x, key).to_vector<double>() == no_dropout(w, x).to_vector<double>());
+  // The mask is a constant: derivatives through it are exact, to second order.
+  st::testing::check_grads([&](const auto& x) { return mha(w, x, key); }, {x}, 2);
+  CHECK_THAT(message_of<st::ValueError>(
+                 [] { nn::MultiHeadAttention(4, 2, true, true, st::f64, "", 1.5); }),
+             Contains("p = 1.5"));
+}
+
 TEST_CASE("LayerNorm, Dropout, MultiHeadAttention on their own", "[nn][transformer]") {
   const nn::LayerNorm ln(5, 1e-5, st::f64, "ln.");
   nn::Params p = ln.init();
