@@ -221,6 +221,30 @@ def read_safetensors(path):
     return tensors, meta
 
 
+def checked_training_body(load, step, loss_of, where, name, key):
+    """The check and the timed body of a training row whose file strata wrote: from load()'s
+    parameters, optimiser and batches, check_steps steps on batches 0, 1, ..., then the loss
+    on the next batch, written as {key: loss} to <where>/<name>.pytorch.json for strata to
+    compare with its own (untimed); then a fresh load() and the body, one step on the next
+    batch, cycling through them."""
+    p, opt, xs, ys, check_steps = load()
+    for s in range(check_steps):
+        step(p, opt, xs[s], ys[s])
+    with torch.no_grad():
+        loss = loss_of(p, xs[check_steps], ys[check_steps]).item()
+    with open(os.path.join(where, name + ".pytorch.json"), "w") as f:
+        json.dump({key: loss, "check_steps": check_steps}, f)
+
+    p, opt, xs, ys, _ = load()
+    turn = itertools.count()
+
+    def body():
+        i = next(turn) % len(xs)
+        step(p, opt, xs[i], ys[i])
+
+    return body
+
+
 def makemore_step():
     """makemore_train_step: examples/makemore.cpp's model and AdamW step.
 
@@ -261,22 +285,7 @@ def makemore_step():
         opt.step()
         return loss
 
-    p, opt, xs, ys, check_steps = load()
-    for s in range(check_steps):
-        step(p, opt, xs[s], ys[s])
-    with torch.no_grad():
-        loss = loss_of(p, xs[check_steps], ys[check_steps]).item()
-    with open(os.path.join(where, "makemore_train_step.pytorch.json"), "w") as f:
-        json.dump({"loss_after_100": loss, "check_steps": check_steps}, f)
-
-    p, opt, xs, ys, _ = load()
-    turn = itertools.count()
-
-    def body():
-        i = next(turn) % len(xs)
-        step(p, opt, xs[i], ys[i])
-
-    return body
+    return checked_training_body(load, step, loss_of, where, "makemore_train_step", "loss_after_100")
 
 
 def char_gpt_step():
@@ -342,22 +351,7 @@ def char_gpt_step():
         opt.step()
         return loss
 
-    p, opt, xs, ys, check_steps = load()
-    for s in range(check_steps):
-        step(p, opt, xs[s], ys[s])
-    with torch.no_grad():
-        loss = loss_of(p, xs[check_steps], ys[check_steps]).item()
-    with open(os.path.join(where, "char_gpt_train_step.pytorch.json"), "w") as f:
-        json.dump({"loss_after_10": loss, "check_steps": check_steps}, f)
-
-    p, opt, xs, ys, _ = load()
-    turn = itertools.count()
-
-    def body():
-        i = next(turn) % len(xs)
-        step(p, opt, xs[i], ys[i])
-
-    return body
+    return checked_training_body(load, step, loss_of, where, "char_gpt_train_step", "loss_after_10")
 
 
 def nn_workloads():
