@@ -7,6 +7,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -87,6 +88,16 @@ std::string exact(double x);
 /// and "ok" when it is at most `tol`, else "MISMATCH".
 Check compare_peer_loss(double strata_loss, const std::string& peer_json, const std::string& key,
                         double tol);
+
+/// A training row's file, loaded: its parameters, and its stacked batches "batch_x" and
+/// "batch_y" [n, ...] split into n batches each.
+struct TrainingFile {
+  std::map<std::string, st::Tensor> params;  ///< every tensor but the batches
+  std::vector<st::Tensor> x, y;              ///< the batches, in order
+};
+/// Reads a training row's safetensors file (throws as st::load_safetensors, and for a file
+/// without the batches).
+TrainingFile load_training_file(const std::string& path);
 
 // Keeps results alive so the optimiser cannot drop the work.
 extern st::RawTensor g_sink;

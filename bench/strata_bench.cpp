@@ -99,6 +99,18 @@ st::Tensor scaled_matrix(int64_t n, uint64_t seed, st::DType dtype) {
   return st::randn({n, n}, seed, dtype) * (1.0 / std::sqrt(double(n)));
 }
 
+TrainingFile load_training_file(const std::string& path) {
+  TrainingFile f{st::load_safetensors(path), {}, {}};
+  const st::Tensor bx = f.params.at("batch_x"), by = f.params.at("batch_y");
+  f.params.erase("batch_x");
+  f.params.erase("batch_y");
+  for (int64_t i = 0; i < bx.shape()[0]; ++i) {
+    f.x.push_back(bx.ix(i));
+    f.y.push_back(by.ix(i));
+  }
+  return f;
+}
+
 std::string exact(double x) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.17g", x);

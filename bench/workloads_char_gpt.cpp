@@ -68,17 +68,9 @@ struct GptRun {
 };
 
 std::unique_ptr<GptRun> load_gpt_run(const char_gpt::Config& c) {
-  std::map<std::string, st::Tensor> file = st::load_safetensors(gpt_init_path());
-  auto r = std::make_unique<GptRun>(GptRun{{}, {}, {}, char_gpt::optimizer(c)});
-  const st::Tensor bx = file.at("batch_x"), by = file.at("batch_y");
-  file.erase("batch_x");
-  file.erase("batch_y");
-  r->params = std::move(file);
-  for (int64_t i = 0; i < bx.shape()[0]; ++i) {
-    r->x.push_back(bx.ix(i));
-    r->y.push_back(by.ix(i));
-  }
-  return r;
+  TrainingFile f = load_training_file(gpt_init_path());
+  return std::make_unique<GptRun>(
+      GptRun{std::move(f.params), std::move(f.x), std::move(f.y), char_gpt::optimizer(c)});
 }
 
 // strata's check loss, from the row's setup to its check.

@@ -79,15 +79,10 @@ struct Run {
 
 std::unique_ptr<Run> load_run() {
   auto r = std::make_unique<Run>();
-  std::map<std::string, st::Tensor> file = st::load_safetensors(init_path());
-  const st::Tensor bx = file.at("batch_x"), by = file.at("batch_y");
-  file.erase("batch_x");
-  file.erase("batch_y");
-  r->params = std::move(file);
-  for (int64_t i = 0; i < bx.shape()[0]; ++i) {
-    r->x.push_back(bx.ix(i));
-    r->y.push_back(by.ix(i));
-  }
+  TrainingFile f = load_training_file(init_path());
+  r->params = std::move(f.params);
+  r->x = std::move(f.x);
+  r->y = std::move(f.y);
   return r;
 }
 
