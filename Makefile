@@ -13,8 +13,12 @@ JOBS       ?= $(shell nproc)
 export CCACHE_BASEDIR ?= $(CURDIR)
 export CCACHE_NOHASHDIR ?= 1
 APT_PACKAGES := cmake g++ make libeigen3-dev catch2 nlohmann-json3-dev ccache libsleef-dev libdnnl-dev libopenblas0-pthread wamerican \
-                doxygen libopenmpi-dev openmpi-bin zlib1g-dev
+                doxygen libopenmpi-dev openmpi-bin zlib1g-dev ninja-build
 CMAKE_FLAGS ?=
+# Ninja for a new build folder: it compiles a target's objects while the libraries they link
+# are still compiling, where Make's generator waits for each library first (one long object,
+# raw/cpu/elementwise.cpp, left a core idle). A folder already configured keeps its generator.
+generator = $(if $(wildcard $(1)/CMakeCache.txt),,-G Ninja)
 
 # Peers only `make bench` needs (never `make test`): the BLAS libraries and PyTorch.
 BENCH_PACKAGES := libopenblas-dev libblis-dev python3-torch
@@ -58,7 +62,7 @@ clang-deps: deps
 	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(CLANG_PACKAGES)"
 
 build: deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DSTRATA_BUILD_TESTS=ON \
+	cmake -S . -B $(BUILD) $(call generator,$(BUILD)) -DCMAKE_BUILD_TYPE=Release -DSTRATA_BUILD_TESTS=ON \
 	  -DSTRATA_BUILD_EXAMPLES=ON -DSTRATA_BUILD_BENCH=ON $(CMAKE_FLAGS)
 	cmake --build $(BUILD) -j$(JOBS)
 
@@ -130,6 +134,7 @@ gradbench: gradbench-deps build
 # The same run with strata and every peer restricted to AVX2, so the AVX2 paths
 # are measured on an AVX-512 machine too: JSON in build/bench/results_avx2.json.
 bench-avx2: bench-deps build
+	cmake --build $(BUILD) -j$(JOBS) --target strata_bench_eigen_avx2
 	STRATA_ISA=avx2 DNNL_MAX_CPU_ISA=AVX2 OPENBLAS_CORETYPE=Haswell ATEN_CPU_CAPABILITY=avx2 \
 	  ./$(BUILD)/bench/strata_bench --out $(BUILD)/bench/results_avx2.json
 
@@ -146,7 +151,7 @@ space := $(subst ,, )
 # here: raw_host_copies (the raw suite a second time, each naive read through a
 # host copy: the same library code as `raw`, and the longest test under ASan)
 # and the install test.
-SAN_CONFIGURE = CC=clang CXX=clang++ cmake -S . -B $(SAN_BUILD) $(SAN_BUILD_TYPE) -DSTRATA_SANITIZE=ON \
+SAN_CONFIGURE = CC=clang CXX=clang++ cmake -S . -B $(SAN_BUILD) $(call generator,$(SAN_BUILD)) $(SAN_BUILD_TYPE) -DSTRATA_SANITIZE=ON \
   -DSTRATA_FUZZ=ON -DSTRATA_CUDA=OFF -DSTRATA_BUILD_TESTS=ON -DSTRATA_BUILD_EXAMPLES=ON \
   -DSTRATA_BUILD_BENCH=OFF $(CMAKE_FLAGS)
 test-sanitize: clang-deps
@@ -157,7 +162,7 @@ test-sanitize: clang-deps
 
 # The whole test suite built with clang instead of gcc (CPU only, no bench).
 test-clang: clang-deps
-	CC=clang CXX=clang++ cmake -S . -B $(CLANG_BUILD) -DCMAKE_BUILD_TYPE=Release -DSTRATA_CUDA=OFF \
+	CC=clang CXX=clang++ cmake -S . -B $(CLANG_BUILD) $(call generator,$(CLANG_BUILD)) -DCMAKE_BUILD_TYPE=Release -DSTRATA_CUDA=OFF \
 	  -DSTRATA_BUILD_TESTS=ON -DSTRATA_BUILD_EXAMPLES=ON -DSTRATA_BUILD_BENCH=OFF $(CMAKE_FLAGS)
 	cmake --build $(CLANG_BUILD) -j$(JOBS)
 	cd $(CLANG_BUILD) && CC=clang CXX=clang++ ctest --output-on-failure --no-tests=error -j$(JOBS)
@@ -170,7 +175,7 @@ test-clang: clang-deps
 # why); strata's own code has none.
 TSAN_SUITES := core raw diff ad nn
 test-tsan: clang-deps
-	CC=clang CXX=clang++ cmake -S . -B $(TSAN_BUILD) $(SAN_BUILD_TYPE) -DSTRATA_TSAN=ON \
+	CC=clang CXX=clang++ cmake -S . -B $(TSAN_BUILD) $(call generator,$(TSAN_BUILD)) $(SAN_BUILD_TYPE) -DSTRATA_TSAN=ON \
 	  -DSTRATA_CUDA=OFF -DSTRATA_MPI=OFF -DSTRATA_BUILD_TESTS=ON -DSTRATA_BUILD_EXAMPLES=OFF \
 	  -DSTRATA_BUILD_BENCH=OFF $(CMAKE_FLAGS)
 	cmake --build $(TSAN_BUILD) -j$(JOBS) --target $(TSAN_SUITES:%=strata_%_tests)

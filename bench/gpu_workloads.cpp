@@ -72,21 +72,21 @@ Peer cublas_peer(int64_t n) {
 /// One training step of mlp_train_step_b128's model (workloads_nn.cpp: a
 /// 784-256-256-10 ReLU MLP, softmax cross-entropy, SGD) with its parameters
 /// and data on `gpu`, written as a user writes it.
-constexpr int64_t kIn = 784, kHidden = 256, kClasses = 10;
+constexpr int64_t kGpuIn = 784, kGpuHidden = 256, kGpuClasses = 10;
 
 Body mlp_body(int64_t batch, st::Device gpu) {
-  const st::nn::MLP model({kIn, kHidden, kHidden, kClasses}, st::nn::Activation::relu);
+  const st::nn::MLP model({kGpuIn, kGpuHidden, kGpuHidden, kGpuClasses}, st::nn::Activation::relu);
   auto params = std::make_shared<st::nn::Params>(model.init(1));
   for (auto& [name, p] : *params) p = p.to(gpu);
   auto opt = std::make_shared<st::nn::SGD>(0.01);
-  const st::Tensor x = st::randn({batch, kIn}, 2).to(gpu);
+  const st::Tensor x = st::randn({batch, kGpuIn}, 2).to(gpu);
   // The loss is st::nn::cross_entropy's arithmetic, -mean(log_softmax(logits)
   // at i * classes + label i), with those positions made once on the device:
   // nn::cross_entropy reads the labels back to the host on every call to
   // check them and builds the positions there (nn/losses.cpp, label_positions).
-  const st::Tensor labels = (st::rand({batch}, 3, st::f64) * double(kClasses)).to(st::i64);
+  const st::Tensor labels = (st::rand({batch}, 3, st::f64) * double(kGpuClasses)).to(st::i64);
   std::vector<int64_t> flat = labels.to_vector<int64_t>();
-  for (std::size_t i = 0; i < flat.size(); ++i) flat[i] += int64_t(i) * kClasses;
+  for (std::size_t i = 0; i < flat.size(); ++i) flat[i] += int64_t(i) * kGpuClasses;
   const st::Tensor positions = st::from_vector(flat, {batch}).to(gpu);
   return [=] {
     auto loss = [&](const auto& p) {
@@ -104,8 +104,9 @@ Workload mlp_step(int64_t batch, st::Device gpu) {
   Workload step{"cuda_mlp_train_step_b" + std::to_string(batch),
                 [batch, gpu] { return mlp_body(batch, gpu); }};
   // Multiply-adds of the three forward GEMMs and the five backward ones (dW1..3, dH1, dH2).
-  const double fwd = double(batch) * (kIn * kHidden + kHidden * kHidden + kHidden * kClasses);
-  step.flops = 2 * (fwd + 2 * fwd - double(batch) * kIn * kHidden);
+  const double fwd =
+      double(batch) * (kGpuIn * kGpuHidden + kGpuHidden * kGpuHidden + kGpuHidden * kGpuClasses);
+  step.flops = 2 * (fwd + 2 * fwd - double(batch) * kGpuIn * kGpuHidden);
   return step;
 }
 

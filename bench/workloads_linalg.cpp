@@ -20,7 +20,7 @@ namespace {
 namespace raw = strata::raw;
 
 /// G G^T / n + I, G normal from seed, f64.
-st::RawTensor spd(int64_t n, uint64_t seed) {
+st::RawTensor spd_raw(int64_t n, uint64_t seed) {
   const st::RawTensor g = raw::normal({n, n}, seed, st::f64);
   const st::RawTensor gg = raw::matmul(g, g.transpose(0, 1));
   std::vector<double> v(std::size_t(n * n));
@@ -61,12 +61,12 @@ const Register kLinalg(15, [](std::vector<Workload>& w) {
     const int64_t n = 1024;
     Workload c{"cholesky_f64_n1024",
                [=] {
-                 const st::RawTensor a = spd(n, 1);
+                 const st::RawTensor a = spd_raw(n, 1);
                  return Body([=] { g_sink = raw::cholesky(a); });
                },
                double(n) * n * n / 3};
     c.peers.push_back(lapack([=](const LapackPeer& l) {
-      auto a = host(spd(n, 1));
+      auto a = host(spd_raw(n, 1));
       auto work = std::make_shared<std::vector<double>>(a->size());
       return Body([=] {
         *work = *a;
@@ -76,7 +76,7 @@ const Register kLinalg(15, [](std::vector<Workload>& w) {
       });
     }));
     c.peers.push_back({"eigen", [=]() -> Body {
-                         auto a = host(spd(n, 1));
+                         auto a = host(spd_raw(n, 1));
                          auto f = eigen_lib().cholesky;
                          return [=] { f(a->data(), n); };
                        }});
@@ -117,14 +117,14 @@ const Register kLinalg(15, [](std::vector<Workload>& w) {
   {
     const int64_t n = 512;
     Workload e{"eigh_f64_n512", [=] {
-                 const st::RawTensor a = spd(n, 4);
+                 const st::RawTensor a = spd_raw(n, 4);
                  return Body([=] {
                    const auto [vals, vecs] = raw::eigh(a);
                    g_sink = vecs;
                  });
                }};
     e.peers.push_back(lapack([=](const LapackPeer& l) {
-      auto a = host(spd(n, 4));
+      auto a = host(spd_raw(n, 4));
       auto work = std::make_shared<std::vector<double>>(a->size());
       auto vals = std::make_shared<std::vector<double>>(std::size_t(n));
       const int ni = int(n), query = -1;
@@ -143,7 +143,7 @@ const Register kLinalg(15, [](std::vector<Workload>& w) {
       });
     }));
     e.peers.push_back({"eigen", [=]() -> Body {
-                         auto a = host(spd(n, 4));
+                         auto a = host(spd_raw(n, 4));
                          auto f = eigen_lib().eigh;
                          return [=] { f(a->data(), n); };
                        }});

@@ -36,7 +36,7 @@ namespace {
 
 namespace nn = st::nn;
 
-constexpr int64_t kBatch = 256, kBatches = 128, kCheckSteps = 100;
+constexpr int64_t kMakemoreBatch = 256, kBatches = 128, kCheckSteps = 100;
 constexpr double kTolerance = 1e-4;
 constexpr const char* kWords = "/usr/share/dict/words";
 
@@ -51,7 +51,8 @@ void write_init_file() {
   if (!words) throw std::runtime_error(std::string("cannot read ") + kWords + " (wamerican)");
   const makemore::Examples ex =
       makemore::examples(*words, nn::permutation(int64_t(words->size()), /*seed=*/5));
-  nn::BatchIterator it(ex.x, ex.y, kBatch, /*seed=*/3, /*shuffle=*/true, /*drop_last=*/true);
+  nn::BatchIterator it(ex.x, ex.y, kMakemoreBatch, /*seed=*/3, /*shuffle=*/true,
+                       /*drop_last=*/true);
   std::vector<st::Tensor> xs, ys;
   while (int64_t(xs.size()) < kBatches) {
     std::optional<nn::Batch> b = it.next();
@@ -105,7 +106,7 @@ double strata_check_loss(const makemore::Model& model) {
 // strata's check loss, from the row's setup to its check.
 double g_strata_loss = NAN;
 
-Body strata_step() {
+Body makemore_strata_step() {
   write_init_file();
   const makemore::Model model;
   g_strata_loss = strata_check_loss(model);
@@ -122,7 +123,7 @@ Check check_losses() {
 }
 
 const Register kMakemore(45, [](std::vector<Workload>& w) {
-  Workload row{"makemore_train_step", strata_step};
+  Workload row{"makemore_train_step", makemore_strata_step};
   row.per_run = "step";
   row.check = check_losses;
   w.push_back(row);

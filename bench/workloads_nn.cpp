@@ -15,19 +15,19 @@
 namespace bench {
 namespace {
 
-constexpr int64_t kBatch = 128, kIn = 784, kHidden = 256, kClasses = 10;
+constexpr int64_t kMlpBatch = 128, kIn = 784, kHidden = 256, kClasses = 10;
 constexpr double kLr = 0.01;
 
 st::Tensor random_labels(uint64_t seed) {
-  return (st::rand({kBatch}, seed, st::f64) * double(kClasses)).to(st::i64);
+  return (st::rand({kMlpBatch}, seed, st::f64) * double(kClasses)).to(st::i64);
 }
 
 // 784 -> 256 -> 256 -> 10 ReLU MLP, softmax cross-entropy (mean), SGD.
-Body strata_step() {
+Body mlp_strata_step() {
   const st::nn::MLP model({kIn, kHidden, kHidden, kClasses}, st::nn::Activation::relu);
   auto params = std::make_shared<st::nn::Params>(model.init(1));
   auto opt = std::make_shared<st::nn::SGD>(kLr);
-  const st::Tensor x = st::randn({kBatch, kIn}, 2);
+  const st::Tensor x = st::randn({kMlpBatch, kIn}, 2);
   const st::Tensor y = random_labels(3);
   return [=] {
     auto loss = [&](const auto& p) { return st::nn::cross_entropy(model(p, x), y); };
@@ -47,11 +47,11 @@ Body eigen_step() {
   };
   const std::vector<float> w1 = weights(kHidden, kIn, 11), w2 = weights(kHidden, kHidden, 12),
                            w3 = weights(kClasses, kHidden, 13);
-  const std::vector<float> xv = st::randn({kBatch, kIn}, 2).to_vector<float>();
+  const std::vector<float> xv = st::randn({kMlpBatch, kIn}, 2).to_vector<float>();
   const std::vector<int64_t> yv = random_labels(3).to_vector<int64_t>();
   auto net =
       std::shared_ptr<void>(eigen.mlp_new(w1.data(), w2.data(), w3.data(), xv.data(), yv.data(),
-                                          kBatch, kIn, kHidden, kClasses, float(kLr)),
+                                          kMlpBatch, kIn, kHidden, kClasses, float(kLr)),
                             eigen.mlp_free);
   return [net, step = eigen.mlp_step] { step(net.get()); };
 }
@@ -67,7 +67,7 @@ Body strata_per_example() {
   auto model = std::make_shared<st::nn::MLP>(std::vector<int64_t>{kIn, kHidden, kHidden, kClasses},
                                              st::nn::Activation::relu);
   const st::nn::Params params = model->init(1);
-  const st::Tensor x = st::randn({kBatch, kIn}, 2);
+  const st::Tensor x = st::randn({kMlpBatch, kIn}, 2);
   const st::Tensor y = st::one_hot(random_labels(3), kClasses);
   return [=] {
     auto grads = st::vmap(st::grad(example_loss(*model)), {st::none, 0, 0})(params, x, y);
@@ -79,11 +79,11 @@ Body loop_per_example() {
   auto model = std::make_shared<st::nn::MLP>(std::vector<int64_t>{kIn, kHidden, kHidden, kClasses},
                                              st::nn::Activation::relu);
   const st::nn::Params params = model->init(1);
-  const st::Tensor x = st::randn({kBatch, kIn}, 2);
+  const st::Tensor x = st::randn({kMlpBatch, kIn}, 2);
   const st::Tensor y = st::one_hot(random_labels(3), kClasses);
   return [=] {
     std::map<std::string, std::vector<st::Tensor>> per;
-    for (int64_t i = 0; i < kBatch; ++i) {
+    for (int64_t i = 0; i < kMlpBatch; ++i) {
       const st::nn::Params g =
           std::get<0>(st::grad(example_loss(*model), params, x.ix(i), y.ix(i)));
       for (const auto& [k, t] : g) per[k].push_back(t);
@@ -93,10 +93,10 @@ Body loop_per_example() {
 }
 
 const Register kNn(40, [](std::vector<Workload>& w) {
-  Workload step{"mlp_train_step_b128", strata_step};
+  Workload step{"mlp_train_step_b128", mlp_strata_step};
   // Multiply-adds of the three forward GEMMs and the five backward ones (dW1..3, dH1, dH2).
-  const double fwd = double(kBatch) * (kIn * kHidden + kHidden * kHidden + kHidden * kClasses);
-  step.flops = 2 * (fwd + 2 * fwd - double(kBatch) * kIn * kHidden);
+  const double fwd = double(kMlpBatch) * (kIn * kHidden + kHidden * kHidden + kHidden * kClasses);
+  step.flops = 2 * (fwd + 2 * fwd - double(kMlpBatch) * kIn * kHidden);
   step.peers.push_back({"eigen_manual_backprop", eigen_step});
   w.push_back(step);
   Workload per{"per_example_grads_mlp_b128", strata_per_example};
