@@ -12,8 +12,10 @@ JOBS       ?= $(shell nproc)
 # would also key on the build folder's absolute path and miss in every new clone.
 export CCACHE_BASEDIR ?= $(CURDIR)
 export CCACHE_NOHASHDIR ?= 1
+# dataset-fashion-mnist: the images examples/fashion_mnist_cnn.cpp trains on (its --small run
+# is a test) and the fashion_cnn_train_step bench row reads, in /usr/share/datasets/fashion-mnist.
 APT_PACKAGES := cmake g++ make libeigen3-dev catch2 nlohmann-json3-dev ccache libsleef-dev libdnnl-dev libopenblas0-pthread wamerican \
-                doxygen libopenmpi-dev openmpi-bin zlib1g-dev
+                doxygen libopenmpi-dev openmpi-bin zlib1g-dev dataset-fashion-mnist
 CMAKE_FLAGS ?=
 
 # Peers only `make bench` needs (never `make test`): the BLAS libraries and PyTorch.
