@@ -23,12 +23,12 @@ struct Config {
   int64_t classes = 10;        ///< Fashion-MNIST's ten kinds of clothing
   int64_t batch = 64;          ///< images per step
   int64_t epochs = 2;          ///< passes over the training images
-  double lr = 1e-3;            ///< AdamW's peak learning rate (cosine decay to lr / 10)
+  double lr = 2e-3;            ///< AdamW's peak learning rate (cosine decay to lr / 10)
   double weight_decay = 1e-2;  ///< AdamW's decoupled decay, on every parameter (PyTorch's default)
   st::DType dtype = st::f32;   ///< the parameters' dtype
 };
 
-/// What the example trains by default: 2 epochs of batch 64, lr 1e-3 decaying to 1e-4.
+/// What the example trains by default: 2 epochs of batch 64, lr 2e-3 decaying to 2e-4.
 inline Config full_config() { return {}; }
 
 /// A narrower convnet for a few steps on a few hundred images: what the tests run
