@@ -8,9 +8,11 @@
 //   fashion_mnist_cnn [--small] [--epochs N] [--batch N] [--lr X] [--out DIR] [--data DIR]
 //                     [--per-example-norms]
 // The data are Debian's dataset-fashion-mnist (/usr/share/datasets/fashion-mnist, the default
-// DIR). --small trains a narrow model for a few steps on a few hundred images (the test) and
-// checks the per-example gradients; the exit status says whether the loss fell (--small) or
-// the test accuracy reached 0.90 (otherwise).
+// DIR); the checkpoint and the curve go to --out DIR (default .) as fashion_cnn.safetensors and
+// fashion_cnn_loss.svg (not train_mlp's names: the tests run both in one folder at once).
+// --small trains a narrow model for a few steps on a few hundred images (the test) and checks
+// the per-example gradients; the exit status says whether the loss fell (--small) or the test
+// accuracy reached 0.90 (otherwise).
 #include <unistd.h>
 
 #include <algorithm>
@@ -216,7 +218,7 @@ int run(int argc, char** argv) {
   const st::Tensor probe = head(x_test, 100);
   const bool same =
       st::max(st::abs(model(params, probe) - model(reloaded, probe))).item<double>() == 0.0;
-  const std::string svg = (out / "loss_curve.svg").string();
+  const std::string svg = (out / "fashion_cnn_loss.svg").string();
   write_svg(svg, losses);
 
   // The loss fell: the mean of the last quarter of the steps below the first steps'.
