@@ -178,7 +178,7 @@ int run(int argc, char** argv) {
 
   bool norms_ok = true;
   if (norms || small) {
-    const int64_t n = small ? 8 : 32;
+    const int64_t n = small ? 8 : c.batch;  // one batch (a few images in the test)
     norms_ok = per_example_norms(model, params, head(x_train, n), head(y_train, n));
   }
 
