@@ -149,6 +149,10 @@ int run(int argc, char** argv) {
   if (epochs) c.epochs = *epochs;
   if (batch) c.batch = *batch;
   if (lr) c.lr = *lr;
+  if (c.epochs < 1 || c.batch < 1 || !(c.lr > 0))
+    throw st::ValueError("--epochs and --batch must be at least 1 and --lr positive, got " +
+                         std::to_string(c.epochs) + ", " + std::to_string(c.batch) + " and " +
+                         std::to_string(c.lr));
   fs::create_directories(out);
   const auto t0 = std::chrono::steady_clock::now();
   auto seconds = [&] {
