@@ -12,12 +12,13 @@ JOBS       ?= $(shell nproc)
 # would also key on the build folder's absolute path and miss in every new clone.
 export CCACHE_BASEDIR ?= $(CURDIR)
 export CCACHE_NOHASHDIR ?= 1
+# dataset-fashion-mnist: the images examples/fashion_mnist_cnn.cpp trains on (its --small run
+# is a test) and the fashion_cnn_train_step bench row reads, in /usr/share/datasets/fashion-mnist.
 APT_PACKAGES := cmake g++ make libeigen3-dev catch2 nlohmann-json3-dev ccache libsleef-dev libdnnl-dev libopenblas0-pthread wamerican \
-                doxygen libopenmpi-dev openmpi-bin zlib1g-dev ninja-build
+                doxygen libopenmpi-dev openmpi-bin zlib1g-dev ninja-build dataset-fashion-mnist
 CMAKE_FLAGS ?=
-# Ninja for a new build folder: it compiles a target's objects while the libraries they link
-# are still compiling, where Make's generator waits for each library first (one long object,
-# raw/cpu/elementwise.cpp, left a core idle). A folder already configured keeps its generator.
+# Ninja for a new build folder (as bench/gpu_check.sh uses; its no-op and incremental builds
+# start faster than Make's). A folder already configured keeps its generator.
 generator = $(if $(wildcard $(1)/CMakeCache.txt),,-G Ninja)
 
 # Peers only `make bench` needs (never `make test`): the BLAS libraries and PyTorch.

@@ -354,6 +354,49 @@ def char_gpt_step():
     return checked_training_body(load, step, loss_of, where, "char_gpt_train_step", "loss_after_10")
 
 
+def fashion_cnn_step():
+    """fashion_cnn_train_step: examples/fashion_mnist_cnn.cpp's convnet (conv 3 x 3 padding 1,
+    relu, 2 x 2 max-pool, twice, then a linear head; torch.nn's names conv1, conv2, fc) and one
+    training step: cross-entropy, backward, AdamW (betas 0.9 and 0.999, decoupled weight decay
+    on every parameter).
+
+    Everything comes from $STRATA_BENCH_DIR/fashion_cnn_train_step.safetensors
+    (bench/workloads_fashion_cnn.cpp): the parameters, the normalised image batches "batch_x"
+    [n, B, 1, 28, 28] and labels "batch_y" [n, B], the learning rate and the weight decay. The
+    check, untimed, as makemore_step's: check_steps steps on batches 0, 1, ..., then the loss
+    on the next batch, written to fashion_cnn_train_step.pytorch.json. The timed body is one
+    step on the next batch, cycling.
+    """
+    where = os.environ.get("STRATA_BENCH_DIR")
+    if not where:
+        raise RuntimeError("STRATA_BENCH_DIR is not set (strata_bench sets it)")
+    path = os.path.join(where, "fashion_cnn_train_step.safetensors")
+    F = torch.nn.functional
+
+    def load():
+        t, meta = read_safetensors(path)
+        xs, ys = list(t.pop("batch_x").unbind(0)), list(t.pop("batch_y").unbind(0))
+        p = {k: v.requires_grad_() for k, v in t.items()}
+        opt = torch.optim.AdamW(p.values(), lr=float(meta["lr"]),
+                                weight_decay=float(meta["weight_decay"]))
+        return p, opt, xs, ys, int(meta["check_steps"])
+
+    def loss_of(p, x, y):
+        h = F.max_pool2d(F.relu(F.conv2d(x, p["conv1.weight"], p["conv1.bias"], padding=1)), 2)
+        h = F.max_pool2d(F.relu(F.conv2d(h, p["conv2.weight"], p["conv2.bias"], padding=1)), 2)
+        return F.cross_entropy(F.linear(h.flatten(1), p["fc.weight"], p["fc.bias"]), y)
+
+    def step(p, opt, x, y):
+        opt.zero_grad(set_to_none=True)
+        loss = loss_of(p, x, y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    return checked_training_body(load, step, loss_of, where, "fashion_cnn_train_step",
+                                 "loss_after_10")
+
+
 def nn_workloads():
     def mlp():
         return mlp_step(128)
@@ -361,6 +404,7 @@ def nn_workloads():
     yield "mlp_train_step_b128", mlp, 200, 20
     yield "makemore_train_step", makemore_step, 200, 20
     yield "char_gpt_train_step", char_gpt_step, 20, 3
+    yield "fashion_cnn_train_step", fashion_cnn_step, 20, 3
 
     def per_example_grads():
         """The same MLP's per-example gradients: vmap(grad(loss of one example))."""
