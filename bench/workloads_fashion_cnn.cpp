@@ -7,14 +7,14 @@
 //
 // Both sides start from one file, written by the row's setup to
 // STRATA_BENCH_DIR/fashion_cnn_train_step.safetensors: the initial parameters (the example's
-// initialisation; torch.nn's names and layouts, f32) and kBatches batches "batch_x"
-// [kBatches, 64, 1, 28, 28] (f32, normalised as the example does) and "batch_y" [kBatches, 64]
-// (i64): the first training images of Debian's dataset-fashion-mnist, in order. The metadata
+// initialisation; torch.nn's names and layouts, f32) and kCnnBatches batches "batch_x"
+// [kCnnBatches, 64, 1, 28, 28] (f32, normalised as the example does) and "batch_y" [kCnnBatches,
+// 64] (i64): the first training images of Debian's dataset-fashion-mnist, in order. The metadata
 // holds the learning rate and the weight decay. The timed body is one step on the next stored
 // batch, cycling through them.
 //
-// The check (not timed), as char_gpt_train_step's: from the file, kCheckSteps steps on
-// batches 0..kCheckSteps-1, then the loss on batch kCheckSteps, by strata in its setup and by
+// The check (not timed), as char_gpt_train_step's: from the file, kCnnCheckSteps steps on
+// batches 0..kCnnCheckSteps-1, then the loss on batch kCnnCheckSteps, by strata in its setup and by
 // the PyTorch child, which writes it to STRATA_BENCH_DIR/fashion_cnn_train_step.pytorch.json.
 #include <cmath>
 #include <filesystem>
@@ -31,8 +31,8 @@ namespace {
 
 namespace nn = st::nn;
 
-constexpr int64_t kBatches = 16, kCheckSteps = 10;
-constexpr double kTolerance = 1e-4;
+constexpr int64_t kCnnBatches = 16, kCnnCheckSteps = 10;
+constexpr double kCnnTolerance = 1e-4;
 constexpr const char* kFashionDir = "/usr/share/datasets/fashion-mnist";
 
 std::string cnn_init_path() { return work_dir() + "/fashion_cnn_train_step.safetensors"; }
@@ -47,21 +47,21 @@ st::Tensor load_fashion(const std::string& name) {
   return st::load_idx(path);
 }
 
-// The initial parameters (the example's initialisation, seed 0) and kBatches batches of the
+// The initial parameters (the example's initialisation, seed 0) and kCnnBatches batches of the
 // first training images, written to cnn_init_path().
 void write_cnn_init_file(const fashion_cnn::Config& c) {
-  const int64_t n = kBatches * c.batch;
+  const int64_t n = kCnnBatches * c.batch;
   const st::Tensor images = st::slice(load_fashion("train-images-idx3-ubyte"), 0, 0, n, 1);
   const st::Tensor labels = st::slice(load_fashion("train-labels-idx1-ubyte"), 0, 0, n, 1);
   std::map<std::string, st::Tensor> file = fashion_cnn::Model(c).init(/*seed=*/0);
   file["batch_x"] =
-      st::reshape(fashion_cnn::normalize(images, c.dtype), {kBatches, c.batch, 1, 28, 28});
-  file["batch_y"] = st::reshape(labels.to(st::i64), {kBatches, c.batch});
+      st::reshape(fashion_cnn::normalize(images, c.dtype), {kCnnBatches, c.batch, 1, 28, 28});
+  file["batch_y"] = st::reshape(labels.to(st::i64), {kCnnBatches, c.batch});
   std::filesystem::remove(cnn_torch_result_path());  // a stale result must not pass the check
   st::save_safetensors(cnn_init_path(), file,
                        {{"lr", exact(c.lr)},
                         {"weight_decay", exact(c.weight_decay)},
-                        {"check_steps", std::to_string(kCheckSteps)}});
+                        {"check_steps", std::to_string(kCnnCheckSteps)}});
 }
 
 // The file's parameters and batches, with the example's optimiser, as each run sees them.
@@ -87,9 +87,9 @@ Body cnn_strata_step() {
   const fashion_cnn::Model model(c);
   {
     std::unique_ptr<CnnRun> r = load_cnn_run(c);
-    for (std::size_t s = 0; s < std::size_t(kCheckSteps); ++s)
+    for (std::size_t s = 0; s < std::size_t(kCnnCheckSteps); ++s)
       fashion_cnn::train_step(model, r->params, r->opt, c.lr, r->x[s], r->y[s]);
-    const std::size_t held = std::size_t(kCheckSteps);
+    const std::size_t held = std::size_t(kCnnCheckSteps);
     g_cnn_strata_loss = nn::cross_entropy(model(r->params, r->x[held]), r->y[held]).item<double>();
   }
   std::shared_ptr<CnnRun> r = load_cnn_run(c);
@@ -106,7 +106,7 @@ const Register kFashionCnn(47, [](std::vector<Workload>& w) {
   row.per_run = "step";
   row.check = [] {
     return compare_peer_loss(g_cnn_strata_loss, cnn_torch_result_path(), "loss_after_10",
-                             kTolerance);
+                             kCnnTolerance);
   };
   w.push_back(row);
 });
