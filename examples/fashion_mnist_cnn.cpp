@@ -29,6 +29,8 @@
 
 #include <strata.hpp>
 
+#include "loss_curve.hpp"  // write_loss_svg
+
 #include "fashion_cnn_model.hpp"  // Config, Model, normalize, optimizer, schedule, train_step
 
 namespace st = strata;
@@ -63,33 +65,6 @@ double accuracy(const fashion_cnn::Model& model, const nn::Params& p, const st::
     right += nn::accuracy(logits, st::slice(y, 0, i, stop, 1)) * double(stop - i);
   }
   return right / double(n);
-}
-
-/// The loss per step as a polyline in a plain SVG file (as examples/train_mlp.cpp draws it).
-void write_svg(const std::string& path, const std::vector<double>& loss) {
-  const double w = 640, h = 360, m = 50;
-  double hi = 0;
-  for (double l : loss) hi = std::max(hi, l);
-  std::ofstream f(path);
-  f << "<svg xmlns='http://www.w3.org/2000/svg' width='" << w << "' height='" << h << "'>\n"
-    << "<rect width='100%' height='100%' fill='white'/>\n"
-    << "<text x='" << w / 2 << "' y='24' text-anchor='middle' font-family='sans-serif'>"
-    << "Fashion-MNIST convnet: training loss (cross-entropy) per step</text>\n"
-    << "<line x1='" << m << "' y1='" << h - m << "' x2='" << w - m / 2 << "' y2='" << h - m
-    << "' stroke='black'/><line x1='" << m << "' y1='" << m << "' x2='" << m << "' y2='" << h - m
-    << "' stroke='black'/>\n"
-    << "<text x='" << m - 6 << "' y='" << m + 4 << "' text-anchor='end' font-size='12'>" << hi
-    << "</text><text x='" << m - 6 << "' y='" << h - m << "' text-anchor='end' font-size='12'>0"
-    << "</text><text x='" << w - m / 2 << "' y='" << h - m + 18 << "' text-anchor='end' "
-    << "font-size='12'>step " << loss.size() << "</text>\n<polyline fill='none' stroke='#1f77b4' "
-    << "stroke-width='1.5' points='";
-  for (std::size_t i = 0; i < loss.size(); ++i) {
-    const double px =
-        m + (w - 1.5 * m) * double(i) / double(std::max<std::size_t>(loss.size() - 1, 1));
-    f << px << ',' << (h - m) - (h - 2 * m) * loss[i] / hi << ' ';
-  }
-  f << "'/>\n</svg>\n";
-  if (!f) throw st::ValueError("fashion_mnist_cnn: cannot write " + path);
 }
 
 /// The gradient norm of each example's loss in images x [n, 1, 28, 28] (labels y [n]), from
@@ -225,7 +200,7 @@ int run(int argc, char** argv) {
   const bool same =
       st::max(st::abs(model(params, probe) - model(reloaded, probe))).item<double>() == 0.0;
   const std::string svg = (out / "fashion_cnn_loss.svg").string();
-  write_svg(svg, losses);
+  write_loss_svg(svg, losses, "Fashion-MNIST convnet: training loss (cross-entropy) per step");
 
   // The loss fell: the mean of the last quarter of the steps below the first steps'.
   const std::size_t q = std::max<std::size_t>(losses.size() / 4, 1);

@@ -18,6 +18,8 @@
 
 #include <strata.hpp>
 
+#include "loss_curve.hpp"  // write_loss_svg
+
 namespace st = strata;
 namespace nn = st::nn;
 
@@ -37,33 +39,6 @@ static std::pair<st::Tensor, st::Tensor> two_moons(int64_t n, double noise, uint
     y.push_back(lower);
   }
   return {st::from_vector(x, {n, 2}), st::from_vector(y)};
-}
-
-// The loss per step as a polyline in a plain SVG file.
-static void write_svg(const std::string& path, const std::vector<double>& loss) {
-  const double w = 640, h = 360, m = 50;
-  double hi = 0;
-  for (double l : loss) hi = std::max(hi, l);
-  std::ofstream f(path);
-  f << "<svg xmlns='http://www.w3.org/2000/svg' width='" << w << "' height='" << h << "'>\n"
-    << "<rect width='100%' height='100%' fill='white'/>\n"
-    << "<text x='" << w / 2 << "' y='24' text-anchor='middle' font-family='sans-serif'>"
-    << "training loss (cross-entropy) per step</text>\n"
-    << "<line x1='" << m << "' y1='" << h - m << "' x2='" << w - m / 2 << "' y2='" << h - m
-    << "' stroke='black'/><line x1='" << m << "' y1='" << m << "' x2='" << m << "' y2='" << h - m
-    << "' stroke='black'/>\n"
-    << "<text x='" << m - 6 << "' y='" << m + 4 << "' text-anchor='end' font-size='12'>" << hi
-    << "</text><text x='" << m - 6 << "' y='" << h - m << "' text-anchor='end' font-size='12'>0"
-    << "</text><text x='" << w - m / 2 << "' y='" << h - m + 18 << "' text-anchor='end' "
-    << "font-size='12'>step " << loss.size() << "</text>\n<polyline fill='none' stroke='#1f77b4' "
-    << "stroke-width='1.5' points='";
-  for (std::size_t i = 0; i < loss.size(); ++i) {
-    const double px =
-        m + (w - 1.5 * m) * double(i) / double(std::max<std::size_t>(loss.size() - 1, 1));
-    f << px << ',' << (h - m) - (h - 2 * m) * loss[i] / hi << ' ';
-  }
-  f << "'/>\n</svg>\n";
-  if (!f) throw st::ValueError("train_mlp: cannot write " + path);
 }
 
 int main(int argc, char** argv) {
@@ -118,7 +93,7 @@ int main(int argc, char** argv) {
       st::argmax(before, 1).to_vector<int64_t>() == st::argmax(after, 1).to_vector<int64_t>() &&
       st::max(st::abs(before - after)).item<double>() == 0.0;
   const std::string svg = (out / "loss_curve.svg").string();
-  write_svg(svg, losses);
+  write_loss_svg(svg, losses, "training loss (cross-entropy) per step");
 
   std::cout << "final training accuracy " << 100 * acc << "% (target " << 100 * target << "%)\n"
             << "reloaded checkpoint predicts " << (same ? "the same" : "DIFFERENTLY") << "\n"
