@@ -221,6 +221,27 @@ def read_safetensors(path):
     return tensors, meta
 
 
+def bench_file(name):
+    """The folder strata_bench gave ($STRATA_BENCH_DIR) and the path of <name>.safetensors there."""
+    where = os.environ.get("STRATA_BENCH_DIR")
+    if not where:
+        raise RuntimeError("STRATA_BENCH_DIR is not set (strata_bench sets it)")
+    return where, os.path.join(where, name + ".safetensors")
+
+
+def training_loader(path, optimizer):
+    """load() for checked_training_body: the parameters of the training file at path (each
+    requiring grad), optimizer(parameters, metadata), the batches "batch_x" and "batch_y" split
+    along their first axis, and the metadata's check_steps."""
+    def load():
+        t, meta = read_safetensors(path)
+        xs, ys = list(t.pop("batch_x").unbind(0)), list(t.pop("batch_y").unbind(0))
+        p = {k: v.requires_grad_() for k, v in t.items()}
+        return p, optimizer(p, meta), xs, ys, int(meta["check_steps"])
+
+    return load
+
+
 def checked_training_body(load, step, loss_of, where, name, key):
     """The check and the timed body of a training row whose file strata wrote: from load()'s
     parameters, optimiser and batches, check_steps steps on batches 0, 1, ..., then the loss
@@ -259,19 +280,11 @@ def makemore_step():
     compare with its own. The timed body is one step on the next batch,
     cycling through them, from a fresh load of the file.
     """
-    where = os.environ.get("STRATA_BENCH_DIR")
-    if not where:
-        raise RuntimeError("STRATA_BENCH_DIR is not set (strata_bench sets it)")
-    path = os.path.join(where, "makemore_train_step.safetensors")
+    where, path = bench_file("makemore_train_step")
     F = torch.nn.functional
 
-    def load():
-        t, meta = read_safetensors(path)
-        xs, ys = list(t.pop("batch_x").unbind(0)), list(t.pop("batch_y").unbind(0))
-        p = {k: v.requires_grad_() for k, v in t.items()}
-        opt = torch.optim.AdamW(p.values(), lr=float(meta["lr"]),
-                                weight_decay=float(meta["weight_decay"]))
-        return p, opt, xs, ys, int(meta["check_steps"])
+    load = training_loader(path, lambda p, meta: torch.optim.AdamW(
+        p.values(), lr=float(meta["lr"]), weight_decay=float(meta["weight_decay"])))
 
     def loss_of(p, x, y):
         e = F.embedding(x, p["embed.weight"]).view(x.shape[0], -1)  # concatenated contexts
@@ -301,22 +314,17 @@ def char_gpt_step():
     on batches 0, 1, ..., then the loss on the next batch, written to
     char_gpt_train_step.pytorch.json. The timed body is one step on the next batch, cycling.
     """
-    where = os.environ.get("STRATA_BENCH_DIR")
-    if not where:
-        raise RuntimeError("STRATA_BENCH_DIR is not set (strata_bench sets it)")
-    path = os.path.join(where, "char_gpt_train_step.safetensors")
+    where, path = bench_file("char_gpt_train_step")
     F = torch.nn.functional
 
-    def load():
-        t, meta = read_safetensors(path)
-        xs, ys = list(t.pop("batch_x").unbind(0)), list(t.pop("batch_y").unbind(0))
-        p = {k: v.requires_grad_() for k, v in t.items()}
+    def optimizer(p, meta):  # nanoGPT's two groups: decay on the weight matrices only
         decay = [v for v in p.values() if v.dim() >= 2]
         rest = [v for v in p.values() if v.dim() < 2]
-        opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.1},
-                                 {"params": rest, "weight_decay": 0.0}],
-                                lr=float(meta["lr"]), betas=(0.9, 0.99))
-        return p, opt, xs, ys, int(meta["check_steps"])
+        return torch.optim.AdamW([{"params": decay, "weight_decay": 0.1},
+                                  {"params": rest, "weight_decay": 0.0}],
+                                 lr=float(meta["lr"]), betas=(0.9, 0.99))
+
+    load = training_loader(path, optimizer)
 
     heads = int(read_safetensors(path)[1]["heads"])
 
@@ -367,19 +375,11 @@ def fashion_cnn_step():
     on the next batch, written to fashion_cnn_train_step.pytorch.json. The timed body is one
     step on the next batch, cycling.
     """
-    where = os.environ.get("STRATA_BENCH_DIR")
-    if not where:
-        raise RuntimeError("STRATA_BENCH_DIR is not set (strata_bench sets it)")
-    path = os.path.join(where, "fashion_cnn_train_step.safetensors")
+    where, path = bench_file("fashion_cnn_train_step")
     F = torch.nn.functional
 
-    def load():
-        t, meta = read_safetensors(path)
-        xs, ys = list(t.pop("batch_x").unbind(0)), list(t.pop("batch_y").unbind(0))
-        p = {k: v.requires_grad_() for k, v in t.items()}
-        opt = torch.optim.AdamW(p.values(), lr=float(meta["lr"]),
-                                weight_decay=float(meta["weight_decay"]))
-        return p, opt, xs, ys, int(meta["check_steps"])
+    load = training_loader(path, lambda p, meta: torch.optim.AdamW(
+        p.values(), lr=float(meta["lr"]), weight_decay=float(meta["weight_decay"])))
 
     def loss_of(p, x, y):
         h = F.max_pool2d(F.relu(F.conv2d(x, p["conv1.weight"], p["conv1.bias"], padding=1)), 2)
