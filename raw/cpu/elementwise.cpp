@@ -23,23 +23,12 @@
 #include "raw/cpu/streaming.hpp"
 #include "raw/cpu/transpose.hpp"
 #include "raw/cpu/vmath.hpp"
+#include "raw/cpu/vmath_of.hpp"
 #include "raw/cpu/walk.hpp"
 #include "raw/scalar_ops.hpp"
 
 namespace strata::detail {
 namespace {
-
-// The vmath function computing op, or -1 when op has none.
-int vmath_fn(UnaryOp op) {
-  switch (op) {
-#define STRATA_VMATH_ROW(name, Functor, dtypes, numpy, kernel) \
-  case UnaryOp::name:                                          \
-    return vmath::kernel;
-    STRATA_UNARY_OPS(STRATA_VMATH_ROW)
-#undef STRATA_VMATH_ROW
-  }
-  return vmath::kNone;
-}
 
 // out = f(x) with a vectorised contiguous kernel: unit-stride blocks go to it
 // directly; a transposed x into a large result straight from registers
@@ -163,8 +152,7 @@ bool safe_binary_fast(Plain plain, Safe safe, const RawTensor& out, const RawTen
     finite = std::isfinite(vmath::sum(ob + out.offset(), out.numel()));
   }
   if (finite) return true;
-  map<T, T, T, T>(
-      out, [safe](T v, T x, T y) { return v != v ? safe(x, y) : v; }, out, a, b);
+  map<T, T, T, T>(out, NanFixup<Safe>{safe}, out, a, b);
   return true;
 }
 

@@ -14,9 +14,52 @@
 
 namespace strata::detail {
 
-/// out[i] = f(ins[i]...) over tensors of one shape, with unit-stride and
-/// (for two inputs, and where's last two) broadcast-scalar fast paths the
-/// compiler can vectorise.
+/// o[i * so] = f(in[i * s]...) for i < n, each input a pointer and its step: the block loop
+/// of map_into, with unit-stride and (for two inputs, and where's last two) broadcast-scalar
+/// fast paths the compiler can vectorise. Out of line, so that every caller (map_into's walk,
+/// a plan's fused blocks: raw/cpu/blocks.cpp) runs the same machine code for an op and gets
+/// the same bits, NaN payloads included.
+template <class TO, class... TI, class F>
+[[gnu::noinline]] void map_block(F f, TO* o, int64_t so, int64_t n,
+                                 std::pair<const TI*, int64_t>... in) {
+  if (so == 1 && ((in.second == 1) && ...)) {
+    for (int64_t i = 0; i < n; ++i) o[i] = f(in.first[i]...);
+    return;
+  }
+  if constexpr (sizeof...(TI) == 2) {
+    const auto [a, sa] = std::get<0>(std::tuple{in...});
+    const auto [b, sb] = std::get<1>(std::tuple{in...});
+    if (so == 1 && sa == 1 && sb == 0) {
+      const auto bv = *b;
+      for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], bv);
+      return;
+    }
+    if (so == 1 && sa == 0 && sb == 1) {
+      const auto av = *a;
+      for (int64_t i = 0; i < n; ++i) o[i] = f(av, b[i]);
+      return;
+    }
+  }
+  if constexpr (sizeof...(TI) == 3) {
+    // where(c, x, 0) and where(c, 0, x): relu and its derivative.
+    const auto [c, sc] = std::get<0>(std::tuple{in...});
+    const auto [a, sa] = std::get<1>(std::tuple{in...});
+    const auto [b, sb] = std::get<2>(std::tuple{in...});
+    if (so == 1 && sc == 1 && sa == 1 && sb == 0) {
+      const auto bv = *b;
+      for (int64_t i = 0; i < n; ++i) o[i] = f(c[i], a[i], bv);
+      return;
+    }
+    if (so == 1 && sc == 1 && sa == 0 && sb == 1) {
+      const auto av = *a;
+      for (int64_t i = 0; i < n; ++i) o[i] = f(c[i], av, b[i]);
+      return;
+    }
+  }
+  for (int64_t i = 0; i < n; ++i) o[i * so] = f(in.first[i * in.second]...);
+}
+
+/// out[i] = f(ins[i]...) over tensors of one shape, block by block (map_block).
 /// TO and TI... are the element types.
 template <class TO, class... TI, class F, class... Ins>
 void map_into(TO* out_base, const Layout& out, F f,
@@ -26,53 +69,28 @@ void map_into(TO* out_base, const Layout& out, F f,
   const std::tuple<const TI*...> bases{ins.first...};
   auto block = [&](const StagedBlock<N>& blk) {
     [&]<std::size_t... K>(std::index_sequence<K...>) {
-      const int64_t n = blk.n;
       const std::array<int64_t, N> st = blk.st;
-      TO* o = blk.result(out_base);
-      const std::tuple<const TI*...> p{blk.input(K + 1, std::get<K>(bases))...};
-      bool unit = st[0] == 1;
-      ((unit = unit && st[K + 1] == 1), ...);
-      if (unit) {
-        for (int64_t i = 0; i < n; ++i) o[i] = f(std::get<K>(p)[i]...);
-        return;
-      }
-      if constexpr (sizeof...(TI) == 2) {
-        const auto* a = std::get<0>(p);
-        const auto* b = std::get<1>(p);
-        if (st[0] == 1 && st[1] == 1 && st[2] == 0) {
-          const auto bv = *b;
-          for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], bv);
-          return;
-        }
-        if (st[0] == 1 && st[1] == 0 && st[2] == 1) {
-          const auto av = *a;
-          for (int64_t i = 0; i < n; ++i) o[i] = f(av, b[i]);
-          return;
-        }
-      }
-      if constexpr (sizeof...(TI) == 3) {
-        // where(c, x, 0) and where(c, 0, x): relu and its derivative.
-        const auto* c = std::get<0>(p);
-        const auto* a = std::get<1>(p);
-        const auto* b = std::get<2>(p);
-        if (st[0] == 1 && st[1] == 1 && st[2] == 1 && st[3] == 0) {
-          const auto bv = *b;
-          for (int64_t i = 0; i < n; ++i) o[i] = f(c[i], a[i], bv);
-          return;
-        }
-        if (st[0] == 1 && st[1] == 1 && st[2] == 0 && st[3] == 1) {
-          const auto av = *a;
-          for (int64_t i = 0; i < n; ++i) o[i] = f(c[i], av, b[i]);
-          return;
-        }
-      }
-      for (int64_t i = 0; i < n; ++i) o[i * st[0]] = f(std::get<K>(p)[i * st[K + 1]]...);
+      map_block<TO, TI...>(
+          f, blk.result(out_base), st[0], blk.n,
+          std::pair<const TI*, int64_t>{blk.input(K + 1, std::get<K>(bases)), st[K + 1]}...);
     }
     (std::index_sequence_for<TI...>{});
   };
   parallel_walk_staged<N>(out.shape, layouts, {out_base, ins.first...},
                           {int(sizeof(TO)), int(sizeof(TI))...}, block);
 }
+
+/// The NaN-safe products' fixup (safe_mul, safe_div): the plain op's result v, or safe(x, y)
+/// where v is NaN. One functor for the eager kernel and the fused blocks (map_block).
+template <class Safe>
+struct NanFixup {
+  Safe safe;  ///< the NaN-safe functor
+  /// v, or safe(x, y) when v is NaN.
+  template <class T>
+  T operator()(T v, T x, T y) const {
+    return v != v ? safe(x, y) : v;
+  }
+};
 
 template <class, class U>
 using same_as_t = U;
