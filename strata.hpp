@@ -10,6 +10,7 @@ namespace strata {}
 #include "ad/hooks.hpp"
 #include "ad/hvp.hpp"
 #include "ad/jacobian.hpp"
+#include "ad/jit.hpp"
 #include "ad/sparse/sparse.hpp"
 #include "ad/transforms.hpp"
 #include "ad/vmap.hpp"

@@ -10,6 +10,7 @@
 #include "diff/debug_nans.hpp"
 #include "diff/tensor.hpp"
 #include "raw/linalg.hpp"
+#include "raw/trace.hpp"
 
 namespace strata {
 namespace {
@@ -42,26 +43,39 @@ bool has_nan(const RawTensor& x) {
 /// "f32[3, 4]".
 void describe(std::ostream& os, const RawTensor& x) { os << x.dtype() << x.shape(); }
 
-/// The check of compute_checked(): throws when `out` holds a NaN and no input does.
-void check_new_nan(std::string_view op, const RawTensor& out,
-                   std::span<const Tensor* const> inputs) {
+/// The check of compute_checked(): throws when `out` holds a NaN and no input does
+/// (`backward`: in the backward pass, for the message).
+void check_new_nan(std::string_view op, bool backward, const RawTensor& out,
+                   std::span<const RawTensor> inputs) {
   if (!debug_nans_enabled() || !has_nan(out)) return;
-  for (const Tensor* x : inputs) {
-    if (has_nan(x->raw())) return;
+  for (const RawTensor& x : inputs) {
+    if (has_nan(x)) return;
   }
   std::ostringstream what;
   what << (inputs.size() == 1 ? "input " : "inputs ");
   const char* sep = "";
-  for (const Tensor* x : inputs) {
+  for (const RawTensor& x : inputs) {
     what << sep;
-    describe(what, x->raw());
+    describe(what, x);
     sep = ", ";
   }
   what << "; output ";
   describe(what, out);
   detail::fail<ValueError>("debug_nans", op, " produced NaN in the ",
-                           detail::in_backward_pass ? "backward" : "forward",
-                           " pass from inputs without NaN (", what.str(), ")");
+                           backward ? "backward" : "forward", " pass from inputs without NaN (",
+                           what.str(), ")");
+}
+
+/// Runs check_new_nan on out and inputs as an effect: a jit plan traced under debug_nans checks
+/// every call's values again.
+void check_new_nan_effect(std::string_view op, const RawTensor& out,
+                          std::vector<RawTensor> inputs) {
+  if (!debug_nans_enabled()) return;  // nothing to check, now or in a plan
+  inputs.insert(inputs.begin(), out);
+  raw::trace::effect("debug_nans", std::move(inputs),
+                     [op = std::string(op), backward = detail::in_backward_pass](auto in) {
+                       check_new_nan(op, backward, in[0], in.subspan(1));
+                     });
 }
 
 /// An op's name for the message: a table row's (UnaryOp, BinaryOp) or the name given.
@@ -78,8 +92,7 @@ bool maybe_debug_nans() { return detail::debug_nans_users.load(std::memory_order
 template <class Op, class Compute, class... Inputs>
 [[gnu::noinline]] Tensor compute_checked(Op op, const Compute& compute, const Inputs&... inputs) {
   Tensor y = compute();
-  const std::array<const Tensor*, sizeof...(Inputs)> ins{&inputs...};
-  check_new_nan(name_of(op), y.raw(), ins);
+  check_new_nan_effect(name_of(op), y.raw(), {inputs.raw()...});
   return y;
 }
 
@@ -155,9 +168,7 @@ Tensor Prims<Tensor>::concat(const std::vector<Tensor>& xs, int64_t axis) {
   for (const Tensor& x : xs) rs.push_back(defined_raw(x, "concat"));
   Tensor y(raw::concat(rs, axis));
   if (maybe_debug_nans()) [[unlikely]] {
-    std::vector<const Tensor*> ins;
-    for (const Tensor& x : xs) ins.push_back(&x);
-    check_new_nan("concat", y.raw(), ins);
+    check_new_nan_effect("concat", y.raw(), rs);
   }
   return y;
 }
@@ -236,8 +247,7 @@ std::array<Tensor, K> factors(std::string_view op, const std::array<RawTensor, K
   for (std::size_t k = 0; k < K; ++k) {
     out[k] = Tensor(rs[k]);
     if (maybe_debug_nans()) [[unlikely]] {
-      const std::array<const Tensor*, 1> ins{&a};
-      check_new_nan(op, out[k].raw(), ins);
+      check_new_nan_effect(op, out[k].raw(), {a.raw()});
     }
   }
   return out;

@@ -7,6 +7,7 @@
 
 #include "dist/internal/group.hpp"
 #include "raw/ops.hpp"
+#include "raw/trace.hpp"
 
 namespace strata::dist {
 
@@ -60,6 +61,8 @@ void require_float_for_mean(Reduction op, DType t, std::string_view name) {
 }
 
 std::shared_ptr<Task> start(Group& g, Collective c) {
+  // Values from other processes: a jit plan could not replay the exchange.
+  raw::trace::forbid("st::dist::" + std::string(c.what));
   std::shared_ptr<Task> task;
   if (c.in.defined() && c.in.device().is_cuda()) {
 #ifdef STRATA_HAS_NCCL

@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "nn/init.hpp"
+#include "raw/trace.hpp"
 
 namespace strata::nn {
 
@@ -61,11 +62,15 @@ void check_indices(const Tensor& idx, int64_t n, std::string_view op) {
     fail<DTypeError>(op, "indices have dtype ", dtype_name(idx.dtype()), ", need i32 or i64");
   }
   if (idx.numel() == 0) return;
-  const int64_t lo = min(idx).item<int64_t>(), hi = max(idx).item<int64_t>();
-  if (lo < 0 || hi >= n) {
-    fail<IndexError>(op, "index ", lo < 0 ? lo : hi, " is out of range [0, ", n,
-                     ") (indices of shape ", idx.shape(), ")");
-  }
+  // Reads the indices: an effect, so that a jit plan checks them again on every call.
+  raw::trace::effect(op, {idx.raw()}, [n, op = std::string(op)](auto in) {
+    const Tensor i(in[0]);
+    const int64_t lo = min(i).item<int64_t>(), hi = max(i).item<int64_t>();
+    if (lo < 0 || hi >= n) {
+      fail<IndexError>(op, "index ", lo < 0 ? lo : hi, " is out of range [0, ", n,
+                       ") (indices of shape ", i.shape(), ")");
+    }
+  });
 }
 
 }  // namespace detail

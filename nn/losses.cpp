@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "raw/ops.hpp"
+#include "raw/trace.hpp"
 
 namespace strata::nn::detail {
 
@@ -48,15 +49,32 @@ Tensor label_positions(const Shape& logits, const Tensor& labels, std::string_vi
                        std::optional<int64_t> ignore_index) {
   const auto [n, classes] = check_labels(logits, labels, op, true);
   if (n == 0) fail<ValueError>(op, "empty batch (the mean over 0 rows is undefined)");
+  if (!ignore_index) {
+    // Row i's label at i * classes + label, as tensor ops (a jit plan replays them); the range
+    // check reads the labels, so it runs as an effect (on every replay of a plan too).
+    raw::trace::effect(op, {labels.raw()}, [op = std::string(op), classes](auto in) {
+      const std::vector<int64_t> given = Tensor(in[0]).to_vector<int64_t>();
+      for (std::size_t i = 0; i < given.size(); ++i) {
+        if (given[i] < 0 || given[i] >= classes) {
+          fail<IndexError>(op, "label ", given[i], " at position ", i, " is out of range [0, ",
+                           classes, ")");
+        }
+      }
+    });
+    const RawTensor rows =
+        raw::arange(0, double(n) * double(classes), double(classes), i64, labels.device());
+    const RawTensor given = raw::reshape(raw::cast(labels.raw(), i64), {n});
+    return Tensor(raw::binary(BinaryOp::add, given, rows));
+  }
+  // Which rows count depends on the labels' values: read on the host (an error under st::jit).
   const std::vector<int64_t> given = labels.to_vector<int64_t>();
   std::vector<int64_t> pos;
   pos.reserve(given.size());
   for (std::size_t i = 0; i < given.size(); ++i) {
-    if (ignore_index && given[i] == *ignore_index) continue;
+    if (given[i] == *ignore_index) continue;
     if (given[i] < 0 || given[i] >= classes) {
       fail<IndexError>(op, "label ", given[i], " at position ", i, " is out of range [0, ", classes,
-                       ")", ignore_index ? " and is not ignore_index = " : "",
-                       ignore_index ? std::to_string(*ignore_index) : "");
+                       ") and is not ignore_index = ", *ignore_index);
     }
     pos.push_back(given[i] + int64_t(i) * classes);
   }

@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "raw/ops.hpp"
+#include "raw/trace.hpp"
 
 namespace strata::nn {
 
@@ -74,20 +75,32 @@ void Optimizer::check(const Params& params, const Params& grads) const {
 
 void Optimizer::step(Params& params, const Params& grads) {
   check(params, grads);  // everything, before the first write
-  ++t_;
-  for (auto& [name, p] : params) {
-    auto it = state_.find(name);
-    if (it == state_.end()) {
-      State st;
-      st.shape = p.shape();
-      st.dtype = p.dtype();
-      st.device = p.device();
-      init_state(st, p);
-      it = state_.emplace(name, std::move(st)).first;
-    }
-    ++it->second.t;
-    update(p, grads.at(name), it->second);
+  // The whole step is one effect: a jit plan that records it runs it again on every call,
+  // with the step counters and learning rate the optimiser has then.
+  std::vector<std::string> names;
+  std::vector<RawTensor> operands;
+  for (const auto& [name, p] : params) {
+    names.push_back(name);
+    operands.push_back(p.raw());
+    operands.push_back(grads.at(name).raw());
   }
+  raw::trace::effect(step_op_, std::move(operands), [this, names](auto in) {
+    ++t_;
+    for (std::size_t k = 0; k < names.size(); ++k) {
+      Tensor p(in[2 * k]);
+      auto it = state_.find(names[k]);
+      if (it == state_.end()) {
+        State st;
+        st.shape = p.shape();
+        st.dtype = p.dtype();
+        st.device = p.device();
+        init_state(st, p);
+        it = state_.emplace(names[k], std::move(st)).first;
+      }
+      ++it->second.t;
+      update(p, Tensor(in[2 * k + 1]), it->second);
+    }
+  });
 }
 
 // --- SGD --------------------------------------------------------------------

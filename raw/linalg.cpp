@@ -14,8 +14,11 @@
 #include "core/error.hpp"
 #include "raw/backend.hpp"
 #include "raw/ops.hpp"
+#include "raw/trace.hpp"
 
 namespace strata::raw {
+
+using trace::Effect;
 namespace {
 
 using detail::fail;
@@ -97,7 +100,7 @@ RawTensor info_for(const Shape& batch, Device device, std::string_view op) {
 
 }  // namespace
 
-RawTensor cholesky(const RawTensor& a) {
+static RawTensor cholesky_now(const RawTensor& a) {
   constexpr std::string_view op = "cholesky";
   require_matrices(a, op);
   require_square(a, op);
@@ -115,7 +118,8 @@ RawTensor cholesky(const RawTensor& a) {
   return l;
 }
 
-RawTensor triangular_solve(const RawTensor& a, const RawTensor& b, TriangularSolve opts) {
+static RawTensor triangular_solve_now(const RawTensor& a, const RawTensor& b,
+                                      TriangularSolve opts) {
   constexpr std::string_view op = "triangular_solve";
   require_matrices(a, op, "a");
   require_matrices(b, op, "b");
@@ -159,7 +163,7 @@ RawTensor triangular_solve(const RawTensor& a, const RawTensor& b, TriangularSol
   return x;
 }
 
-std::array<RawTensor, 3> lu(const RawTensor& a) {
+static std::array<RawTensor, 3> lu_now(const RawTensor& a) {
   constexpr std::string_view op = "lu";
   require_matrices(a, op);
   require_square(a, op);
@@ -177,7 +181,7 @@ std::array<RawTensor, 3> lu(const RawTensor& a) {
   return {factors, pivots, perm};
 }
 
-std::array<RawTensor, 2> eigh(const RawTensor& a) {
+static std::array<RawTensor, 2> eigh_now(const RawTensor& a) {
   constexpr std::string_view op = "eigh";
   require_matrices(a, op);
   require_square(a, op);
@@ -197,7 +201,7 @@ std::array<RawTensor, 2> eigh(const RawTensor& a) {
   return {w, v};
 }
 
-std::array<RawTensor, 3> svd(const RawTensor& a) {
+static std::array<RawTensor, 3> svd_now(const RawTensor& a) {
   constexpr std::string_view op = "svd";
   require_matrices(a, op);
   const Shape batch = batch_of(a.shape());
@@ -217,7 +221,7 @@ std::array<RawTensor, 3> svd(const RawTensor& a) {
   return {u, s, vh};
 }
 
-std::array<RawTensor, 2> qr(const RawTensor& a) {
+static std::array<RawTensor, 2> qr_now(const RawTensor& a) {
   constexpr std::string_view op = "qr";
   require_matrices(a, op);
   const Shape batch = batch_of(a.shape());
@@ -231,6 +235,35 @@ std::array<RawTensor, 2> qr(const RawTensor& a) {
     return nonfinite(element("input", batch, batch, flat), "");
   });
   return {q, r};
+}
+
+// --- the public primitives: each recorded when a jit trace records (raw/trace.hpp) ---
+
+RawTensor cholesky(const RawTensor& a) {
+  return trace::call("cholesky", Effect::pure, cholesky_now, a);
+}
+
+RawTensor triangular_solve(const RawTensor& a, const RawTensor& b, TriangularSolve opts) {
+  return trace::call(
+      "triangular_solve", Effect::pure,
+      [opts](const RawTensor& a, const RawTensor& b) { return triangular_solve_now(a, b, opts); },
+      a, b);
+}
+
+std::array<RawTensor, 3> lu(const RawTensor& a) {
+  return trace::call("lu", Effect::pure, lu_now, a);
+}
+
+std::array<RawTensor, 2> eigh(const RawTensor& a) {
+  return trace::call("eigh", Effect::pure, eigh_now, a);
+}
+
+std::array<RawTensor, 3> svd(const RawTensor& a) {
+  return trace::call("svd", Effect::pure, svd_now, a);
+}
+
+std::array<RawTensor, 2> qr(const RawTensor& a) {
+  return trace::call("qr", Effect::pure, qr_now, a);
 }
 
 }  // namespace strata::raw

@@ -80,17 +80,22 @@ std::shared_ptr<Lstm> parse(const Json& in) {
 }  // namespace
 
 void register_lstm(Registry& r) {
+  // Both functions under st::jit: traced on the first run, then replayed as a plan whose
+  // elementwise chains (every gate of every step, forward and backward) run fused.
   r["lstm"]["objective"] = [](const Json& input) {
     auto s = parse(input);
     auto out = std::make_shared<st::Tensor>();
-    return Prepared{[=] { *out = loss(*s, s->main, s->extra); },
-                    [=] { return Json(number(*out)); }};
+    auto f = st::jit(
+        [s](const st::Tensor& main, const st::Tensor& extra) { return loss(*s, main, extra); });
+    return Prepared{[=] { *out = f(s->main, s->extra); }, [=] { return Json(number(*out)); }};
   };
   r["lstm"]["jacobian"] = [](const Json& input) {
     auto s = parse(input);
     auto out = std::make_shared<std::tuple<st::Tensor, st::Tensor>>();
     auto f = [s](const auto& main, const auto& extra) { return loss(*s, main, extra); };
-    return Prepared{[=] { *out = st::grad(f, s->main, s->extra); },
+    auto g = st::jit(
+        [f](const st::Tensor& main, const st::Tensor& extra) { return st::grad(f, main, extra); });
+    return Prepared{[=] { *out = g(s->main, s->extra); },
                     [=] {
                       const auto& [main, extra] = *out;
                       return to_json(st::concat({main.flatten(), extra.flatten()}));

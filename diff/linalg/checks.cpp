@@ -6,6 +6,8 @@
 #include <sstream>
 #include <vector>
 
+#include "raw/trace.hpp"
+
 namespace strata::detail {
 
 void require_matrix_shape(std::string_view op, const Shape& s) {
@@ -28,8 +30,9 @@ void require_float_matrix(std::string_view op, DType t) {
   }
 }
 
-void require_nonzero_diagonal(std::string_view op, const Tensor& d) {
-  if (d.numel() == 0) return;
+namespace {
+/// require_nonzero_diagonal's check, on the values.
+void check_nonzero_diagonal(std::string_view op, const Tensor& d) {
   const std::vector<double> v = d.to_vector<double>();
   const Shape s = d.shape();
   const int64_t n = s[s.ndim() - 1];
@@ -52,6 +55,15 @@ void require_nonzero_diagonal(std::string_view op, const Tensor& d) {
   }
   fail<LinAlgError>(op, where.str(), " is singular: pivot ", pivot,
                     " of its LU factorisation is zero (U[", pivot, ", ", pivot, "] = 0)");
+}
+}  // namespace
+
+void require_nonzero_diagonal(std::string_view op, const Tensor& d) {
+  if (d.numel() == 0) return;
+  // An effect: a jit plan checks the pivots again on every call.
+  raw::trace::effect(op, {d.raw()}, [op = std::string(op)](auto in) {
+    check_nonzero_diagonal(op, Tensor(in[0]));
+  });
 }
 
 Tensor flat_row_positions(const Tensor& p, int64_t n) {

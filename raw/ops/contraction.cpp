@@ -6,8 +6,11 @@
 #include "core/error.hpp"
 #include "raw/backend.hpp"
 #include "raw/ops/checks.hpp"
+#include "raw/trace.hpp"
 
 namespace strata::raw {
+
+using trace::Effect;
 
 using detail::fail;
 using detail::require_defined;
@@ -15,7 +18,7 @@ using detail::require_numeric;
 using detail::require_same_device;
 using detail::require_same_dtype;
 
-RawTensor matmul(const RawTensor& a, const RawTensor& b) {
+static RawTensor matmul_now(const RawTensor& a, const RawTensor& b) {
   require_defined(a, "matmul");
   require_defined(b, "matmul");
   require_same_device(a, b, "matmul");
@@ -46,6 +49,12 @@ RawTensor matmul(const RawTensor& a, const RawTensor& b) {
   }
   backend_for(a.device()).matmul(out, a.expand(a_shape), b.expand(b_shape));
   return out;
+}
+
+// --- the public primitives: each recorded when a jit trace records (raw/trace.hpp) ---
+
+RawTensor matmul(const RawTensor& a, const RawTensor& b) {
+  return trace::call("matmul", Effect::pure, matmul_now, a, b);
 }
 
 }  // namespace strata::raw

@@ -8,8 +8,11 @@
 #include "core/error.hpp"
 #include "raw/backend.hpp"
 #include "raw/ops/checks.hpp"
+#include "raw/trace.hpp"
 
 namespace strata::raw {
+
+using trace::Effect;
 
 using detail::check_dtype;
 using detail::fail;
@@ -19,7 +22,7 @@ using detail::require_same_device;
 using detail::require_same_dtype;
 using detail::require_same_shape;
 
-RawTensor unary(UnaryOp op, const RawTensor& x) {
+static RawTensor unary_now(UnaryOp op, const RawTensor& x) {
   require_defined(x, op_name(op));
   check_dtype(op, x.dtype());
   RawTensor out = empty(x.shape(), x.dtype(), x.device());
@@ -27,7 +30,7 @@ RawTensor unary(UnaryOp op, const RawTensor& x) {
   return out;
 }
 
-RawTensor binary(BinaryOp op, const RawTensor& a, const RawTensor& b) {
+static RawTensor binary_now(BinaryOp op, const RawTensor& a, const RawTensor& b) {
   const std::string_view name = op_name(op);
   require_defined(a, name);
   require_defined(b, name);
@@ -42,7 +45,7 @@ RawTensor binary(BinaryOp op, const RawTensor& a, const RawTensor& b) {
   return out;
 }
 
-RawTensor where(const RawTensor& cond, const RawTensor& a, const RawTensor& b) {
+static RawTensor where_now(const RawTensor& cond, const RawTensor& a, const RawTensor& b) {
   for (const RawTensor* t : {&cond, &a, &b}) require_defined(*t, "where");
   require_same_device(cond, a, "where");
   require_same_device(a, b, "where");
@@ -57,6 +60,25 @@ RawTensor where(const RawTensor& cond, const RawTensor& a, const RawTensor& b) {
   RawTensor out = empty(a.shape(), a.dtype(), a.device());
   if (out.numel() > 0) backend_for(a.device()).where(out, cond, a, b);
   return out;
+}
+
+// --- the public primitives: each recorded when a jit trace records (raw/trace.hpp) ---
+
+RawTensor unary(UnaryOp op, const RawTensor& x) {
+  return trace::call_as(
+      {trace::Elementwise::Kind::unary, uint8_t(op)}, op_name(op), Effect::pure,
+      [op](const RawTensor& x) { return unary_now(op, x); }, x);
+}
+
+RawTensor binary(BinaryOp op, const RawTensor& a, const RawTensor& b) {
+  return trace::call_as(
+      {trace::Elementwise::Kind::binary, uint8_t(op)}, op_name(op), Effect::pure,
+      [op](const RawTensor& a, const RawTensor& b) { return binary_now(op, a, b); }, a, b);
+}
+
+RawTensor where(const RawTensor& cond, const RawTensor& a, const RawTensor& b) {
+  return trace::call_as({trace::Elementwise::Kind::where}, "where", Effect::pure, where_now, cond,
+                        a, b);
 }
 
 }  // namespace strata::raw

@@ -9,8 +9,11 @@
 #include "core/error.hpp"
 #include "raw/backend.hpp"
 #include "raw/ops/checks.hpp"
+#include "raw/trace.hpp"
 
 namespace strata::raw {
+
+using trace::Effect;
 
 using detail::check_dtype;
 using detail::fail;
@@ -23,14 +26,14 @@ using detail::require_same_shape;
 using detail::require_writable;
 using detail::unaliased;
 
-void fill_(const RawTensor& dst, double value) {
+static void fill_now(const RawTensor& dst, double value) {
   require_defined(dst, "fill_");
   require_writable(dst, "fill_");
   if (dst.numel() > 0) backend_for(dst.device()).fill(dst, value);
   dst.storage()->bump_version();
 }
 
-void copy_(const RawTensor& dst, const RawTensor& src) {
+static void copy_now(const RawTensor& dst, const RawTensor& src) {
   require_defined(dst, "copy_");
   require_defined(src, "copy_");
   require_same_device(dst, src, "copy_");
@@ -40,7 +43,7 @@ void copy_(const RawTensor& dst, const RawTensor& src) {
   dst.storage()->bump_version();
 }
 
-void binary_(BinaryOp op, const RawTensor& dst, const RawTensor& src) {
+static void binary_in_place_now(BinaryOp op, const RawTensor& dst, const RawTensor& src) {
   const std::string_view name = op_name(op);
   require_defined(dst, name);
   require_defined(src, name);
@@ -58,7 +61,7 @@ void binary_(BinaryOp op, const RawTensor& dst, const RawTensor& src) {
   dst.storage()->bump_version();
 }
 
-void axpby_(const RawTensor& dst, double alpha, const RawTensor& src, double beta) {
+static void axpby_now(const RawTensor& dst, double alpha, const RawTensor& src, double beta) {
   constexpr std::string_view name = "axpby_";
   require_defined(dst, name);
   require_defined(src, name);
@@ -71,8 +74,8 @@ void axpby_(const RawTensor& dst, double alpha, const RawTensor& src, double bet
   dst.storage()->bump_version();
 }
 
-void adam_step_(const RawTensor& p, const RawTensor& m, const RawTensor& v, const RawTensor& g,
-                const AdamStepCoefficients& c) {
+static void adam_step_now(const RawTensor& p, const RawTensor& m, const RawTensor& v,
+                          const RawTensor& g, const AdamStepCoefficients& c) {
   constexpr std::string_view name = "adam_step_";
   for (const RawTensor* t : {&p, &m, &v, &g}) {
     require_defined(*t, name);
@@ -91,6 +94,43 @@ void adam_step_(const RawTensor& p, const RawTensor& m, const RawTensor& v, cons
     backend_for(p.device()).adam_step(p, m, v, unaliased(dst, g), c);
   }
   for (const RawTensor* t : {&p, &m, &v}) t->storage()->bump_version();
+}
+
+// --- the public primitives: each recorded when a jit trace records (raw/trace.hpp) ---
+
+void fill_(const RawTensor& dst, double value) {
+  trace::call(
+      "fill_", Effect::writes_first, [value](const RawTensor& dst) { fill_now(dst, value); }, dst);
+}
+
+void copy_(const RawTensor& dst, const RawTensor& src) {
+  trace::call("copy_", Effect::writes_first, copy_now, dst, src);
+}
+
+void binary_(BinaryOp op, const RawTensor& dst, const RawTensor& src) {
+  trace::call(
+      op_name(op), Effect::writes_first,
+      [op](const RawTensor& dst, const RawTensor& src) { binary_in_place_now(op, dst, src); }, dst,
+      src);
+}
+
+void axpby_(const RawTensor& dst, double alpha, const RawTensor& src, double beta) {
+  trace::call(
+      "axpby_", Effect::writes_first,
+      [alpha, beta](const RawTensor& dst, const RawTensor& src) {
+        axpby_now(dst, alpha, src, beta);
+      },
+      dst, src);
+}
+
+void adam_step_(const RawTensor& p, const RawTensor& m, const RawTensor& v, const RawTensor& g,
+                const AdamStepCoefficients& c) {
+  trace::call(
+      "adam_step_", Effect::effect,
+      [c](const RawTensor& p, const RawTensor& m, const RawTensor& v, const RawTensor& g) {
+        adam_step_now(p, m, v, g, c);
+      },
+      p, m, v, g);
 }
 
 }  // namespace strata::raw

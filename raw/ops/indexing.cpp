@@ -10,8 +10,11 @@
 #include "raw/backend.hpp"
 #include "raw/index_positions.hpp"
 #include "raw/ops/checks.hpp"
+#include "raw/trace.hpp"
 
 namespace strata::raw {
+
+using trace::Effect;
 
 using detail::fail;
 using detail::require_defined;
@@ -32,7 +35,7 @@ static Shape index_result_shape(const RawTensor& x, int64_t axis, const RawTenso
   return shape;
 }
 
-RawTensor index_select(const RawTensor& x, int64_t axis, const RawTensor& idx) {
+static RawTensor index_select_now(const RawTensor& x, int64_t axis, const RawTensor& idx) {
   require_defined(x, "index_select");
   require_defined(idx, "index_select");
   require_same_device(x, idx, "index_select");
@@ -46,7 +49,8 @@ RawTensor index_select(const RawTensor& x, int64_t axis, const RawTensor& idx) {
   return out;
 }
 
-RawTensor index_add(const RawTensor& x, int64_t axis, const RawTensor& idx, const RawTensor& src) {
+static RawTensor index_add_now(const RawTensor& x, int64_t axis, const RawTensor& idx,
+                               const RawTensor& src) {
   for (const RawTensor* t : {&x, &idx, &src}) require_defined(*t, "index_add");
   require_same_device(x, idx, "index_add");
   require_same_device(x, src, "index_add");
@@ -80,6 +84,24 @@ RawTensor index_add(const RawTensor& x, int64_t axis, const RawTensor& idx, cons
   }
   if (src.numel() > 0) be.index_add(out, axis, pos, contiguous(src));
   return out;
+}
+
+// --- the public primitives: each recorded when a jit trace records (raw/trace.hpp) ---
+
+RawTensor index_select(const RawTensor& x, int64_t axis, const RawTensor& idx) {
+  return trace::call(
+      "index_select", Effect::pure,
+      [axis](const RawTensor& x, const RawTensor& idx) { return index_select_now(x, axis, idx); },
+      x, idx);
+}
+
+RawTensor index_add(const RawTensor& x, int64_t axis, const RawTensor& idx, const RawTensor& src) {
+  return trace::call(
+      "index_add", Effect::pure,
+      [axis](const RawTensor& x, const RawTensor& idx, const RawTensor& src) {
+        return index_add_now(x, axis, idx, src);
+      },
+      x, idx, src);
 }
 
 }  // namespace strata::raw

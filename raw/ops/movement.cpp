@@ -10,8 +10,11 @@
 #include "core/error.hpp"
 #include "raw/backend.hpp"
 #include "raw/ops/checks.hpp"
+#include "raw/trace.hpp"
 
 namespace strata::raw {
+
+using trace::Effect;
 
 using detail::fail;
 using detail::full_for;
@@ -20,7 +23,7 @@ using detail::require_numeric;
 using detail::require_same_device;
 using detail::require_same_dtype;
 
-RawTensor contiguous(const RawTensor& x) {
+static RawTensor contiguous_now(const RawTensor& x) {
   require_defined(x, "contiguous");
   if (x.is_contiguous()) return x;
   RawTensor out = empty(x.shape(), x.dtype(), x.device());
@@ -28,15 +31,15 @@ RawTensor contiguous(const RawTensor& x) {
   return out;
 }
 
-RawTensor reshape(const RawTensor& x, const Shape& shape) {
+static RawTensor reshape_now(const RawTensor& x, const Shape& shape) {
   require_defined(x, "reshape");
   const Shape target = infer_reshape(shape, x.numel(), x.shape(), "reshape");
   if (auto view = x.layout().reshape_view(target)) return x.view(*view);
   return contiguous(x).view(Layout::contiguous(target));
 }
 
-RawTensor pad(const RawTensor& x, const std::vector<std::pair<int64_t, int64_t>>& pads,
-              double value) {
+static RawTensor pad_now(const RawTensor& x, const std::vector<std::pair<int64_t, int64_t>>& pads,
+                         double value) {
   require_defined(x, "pad");
   if (static_cast<int64_t>(pads.size()) != x.ndim()) {
     fail<ShapeError>("pad", pads.size(), " (before, after) pairs given for a tensor of shape ",
@@ -62,7 +65,7 @@ RawTensor pad(const RawTensor& x, const std::vector<std::pair<int64_t, int64_t>>
   return out;
 }
 
-RawTensor concat(const std::vector<RawTensor>& xs, int64_t axis) {
+static RawTensor concat_now(const std::vector<RawTensor>& xs, int64_t axis) {
   if (xs.empty()) fail<ValueError>("concat", "needs at least one tensor");
   for (const RawTensor& x : xs) require_defined(x, "concat");
   const RawTensor& first = xs.front();
@@ -94,7 +97,7 @@ RawTensor concat(const std::vector<RawTensor>& xs, int64_t axis) {
   return out;
 }
 
-RawTensor fold(const RawTensor& y, const Window& w, const Shape& spatial) {
+static RawTensor fold_now(const RawTensor& y, const Window& w, const Shape& spatial) {
   require_defined(y, "fold");
   require_numeric(y.dtype(), "fold");
   const Shape shape = fold_shape(y.shape(), w, spatial);
@@ -103,12 +106,50 @@ RawTensor fold(const RawTensor& y, const Window& w, const Shape& spatial) {
   return out;
 }
 
-RawTensor cast(const RawTensor& x, DType dtype) {
+static RawTensor cast_now(const RawTensor& x, DType dtype) {
   require_defined(x, "cast");
   if (x.dtype() == dtype) return x;
   RawTensor out = empty(x.shape(), dtype, x.device());
   if (out.numel() > 0) backend_for(x.device()).copy(out, x);
   return out;
+}
+
+// --- the public primitives: each recorded when a jit trace records (raw/trace.hpp) ---
+
+RawTensor contiguous(const RawTensor& x) {
+  return trace::call("contiguous", Effect::pure, contiguous_now, x);
+}
+
+RawTensor reshape(const RawTensor& x, const Shape& shape) {
+  return trace::call(
+      "reshape", Effect::pure, [shape](const RawTensor& x) { return reshape_now(x, shape); }, x);
+}
+
+RawTensor pad(const RawTensor& x, const std::vector<std::pair<int64_t, int64_t>>& pads,
+              double value) {
+  return trace::call(
+      "pad", Effect::pure, [pads, value](const RawTensor& x) { return pad_now(x, pads, value); },
+      x);
+}
+
+RawTensor concat(const std::vector<RawTensor>& xs, int64_t axis) {
+  return trace::call_list(
+      "concat",
+      [axis](std::span<const RawTensor> xs) {
+        return concat_now(std::vector<RawTensor>(xs.begin(), xs.end()), axis);
+      },
+      xs);
+}
+
+RawTensor fold(const RawTensor& y, const Window& w, const Shape& spatial) {
+  return trace::call(
+      "fold", Effect::pure, [w, spatial](const RawTensor& y) { return fold_now(y, w, spatial); },
+      y);
+}
+
+RawTensor cast(const RawTensor& x, DType dtype) {
+  return trace::call(
+      "cast", Effect::pure, [dtype](const RawTensor& x) { return cast_now(x, dtype); }, x);
 }
 
 }  // namespace strata::raw

@@ -9,13 +9,16 @@
 #include "core/error.hpp"
 #include "raw/backend.hpp"
 #include "raw/ops/checks.hpp"
+#include "raw/trace.hpp"
 
 namespace strata::raw {
+
+using trace::Effect;
 
 using detail::fail;
 using detail::require_defined;
 
-RawTensor reduce(ReduceOp op, const RawTensor& x, const Shape& axes, bool keepdims) {
+static RawTensor reduce_now(ReduceOp op, const RawTensor& x, const Shape& axes, bool keepdims) {
   const std::string_view name = op_name(op);
   require_defined(x, name);
   Shape sorted;
@@ -51,6 +54,14 @@ RawTensor reduce(ReduceOp op, const RawTensor& x, const Shape& axes, bool keepdi
     if (!std::binary_search(sorted.begin(), sorted.end(), i)) squeezed.push_back(x.shape()[i]);
   }
   return out.view(Layout::contiguous(squeezed));
+}
+
+// --- the public primitives: each recorded when a jit trace records (raw/trace.hpp) ---
+
+RawTensor reduce(ReduceOp op, const RawTensor& x, const Shape& axes, bool keepdims) {
+  return trace::call(
+      "reduce", Effect::pure,
+      [op, axes, keepdims](const RawTensor& x) { return reduce_now(op, x, axes, keepdims); }, x);
 }
 
 }  // namespace strata::raw

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+// The elementwise primitives on blocks (raw/cpu/blocks.hpp): the eager kernels' functors and
+// vmath kernels, applied to one block of dense or single-value operands.
+#include "raw/cpu/blocks.hpp"
+
+#include <algorithm>
+#include <type_traits>
+
+#include "raw/cpu/map.hpp"
+#include "raw/cpu/vmath_of.hpp"
+#include "raw/scalar_ops.hpp"
+
+namespace strata::detail {
+namespace {
+
+template <class T>
+void unary_typed(UnaryOp op, const T* x, int64_t sx, T* o, int64_t n) {
+  if constexpr (std::is_floating_point_v<T>) {
+    const vmath::Kernels* k = vmath::best();
+    if (const int fn = vmath_fn(op); k && fn >= 0) {
+      void (*kernel)(const T*, T*, int64_t) = nullptr;
+      if constexpr (std::is_same_v<T, float>) kernel = k->f32[fn];
+      if constexpr (std::is_same_v<T, double>) kernel = k->f64[fn];
+      kernel(x, o, sx == 1 ? n : 1);
+      if (sx == 0) std::fill(o + 1, o + n, o[0]);
+      return;
+    }
+  }
+  scalar::visit_unary<T>(op, [&](auto f) { map_block<T, T>(f, o, 1, n, std::pair{x, sx}); });
+}
+
+template <class T>
+void binary_typed(BinaryOp op, const T* a, int64_t sa, const T* b, int64_t sb, void* out,
+                  int64_t n) {
+  if constexpr (std::is_floating_point_v<T>) {
+    // The eager kernel's path (safe_binary_fast): the plain IEEE op by vmath's product kernel,
+    // then the NaN-safe functor where that gave NaN.
+    auto safe = [&](auto plain, auto fixed, auto product) {
+      T* o = static_cast<T*>(out);
+      bool finite;
+      if (product) {
+        finite = product(a, sa, b, sb, o, n);
+      } else {
+        map_block<T, T, T>(plain, o, 1, n, std::pair{a, sa}, std::pair{b, sb});
+        finite = false;
+      }
+      if (!finite) {
+        map_block<T, T, T, T>(NanFixup<decltype(fixed)>{fixed}, o, 1, n,
+                              std::pair<const T*, int64_t>{o, 1}, std::pair{a, sa},
+                              std::pair{b, sb});
+      }
+    };
+    const vmath::Kernels* k = vmath::best();
+    bool (*mul)(const T*, int64_t, const T*, int64_t, T*, int64_t) = nullptr;
+    bool (*div)(const T*, int64_t, const T*, int64_t, T*, int64_t) = nullptr;
+    if constexpr (std::is_same_v<T, float>) {
+      if (k) mul = k->mul_f32, div = k->div_f32;
+    } else {
+      if (k) mul = k->mul_f64, div = k->div_f64;
+    }
+    if (op == BinaryOp::safe_mul) return safe(scalar::Mul{}, scalar::SafeMul{}, mul);
+    if (op == BinaryOp::safe_div) return safe(scalar::Div{}, scalar::SafeDiv{}, div);
+  }
+  scalar::visit_binary<T>(op, [&](auto f) {
+    using Out = decltype(f(T{}, T{}));  // bool for the comparisons
+    map_block<Out, T, T>(f, static_cast<Out*>(out), 1, n, std::pair{a, sa}, std::pair{b, sb});
+  });
+}
+
+}  // namespace
+
+void unary_block(UnaryOp op, DType dtype, const void* x, int64_t sx, void* out, int64_t n) {
+  visit_dtype(dtype, op_name(op), [&]<class T>(type_tag<T>) {
+    unary_typed<T>(op, static_cast<const T*>(x), sx, static_cast<T*>(out), n);
+  });
+}
+
+void binary_block(BinaryOp op, DType dtype, const void* a, int64_t sa, const void* b, int64_t sb,
+                  void* out, int64_t n) {
+  visit_dtype(dtype, op_name(op), [&]<class T>(type_tag<T>) {
+    binary_typed<T>(op, static_cast<const T*>(a), sa, static_cast<const T*>(b), sb, out, n);
+  });
+}
+
+void where_block(DType dtype, const void* c, int64_t sc, const void* a, int64_t sa, const void* b,
+                 int64_t sb, void* out, int64_t n) {
+  visit_dtype(dtype, "where", [&]<class T>(type_tag<T>) {
+    const auto* cond = static_cast<const uint8_t*>(c);  // bools hold 0 or 1 in each byte
+    const auto* x = static_cast<const T*>(a);
+    const auto* y = static_cast<const T*>(b);
+    auto* o = static_cast<T*>(out);
+    for (int64_t i = 0; i < n; ++i) o[i] = cond[i * sc] ? x[i * sa] : y[i * sb];
+  });
+}
+
+}  // namespace strata::detail

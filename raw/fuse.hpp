@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// The fuser of a plan (raw/plan.hpp): chains of elementwise steps run block by block.
+///
+/// Consecutive run steps that are unary, binary or where on the CPU, of one shape, form a
+/// group (an operand made inside the group must be read as it was made). A group runs over blocks
+/// of a few thousand elements: each op of the chain on the block (raw/cpu/blocks.hpp: the eager
+/// kernels' functors and vector kernels, so the bits are eager's), intermediates in small buffers
+/// that stay in the L1 cache, and only the values read after the group written to memory. A chain
+/// of ten ops then reads its input and writes its output once instead of ten times, and a chain of
+/// one-element ops pays a function call per op instead of a whole primitive's dispatch.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "raw/plan.hpp"
+
+namespace strata::raw {
+
+/// A chain of elementwise steps of a plan, run as one.
+struct FusedGroup {
+  /// One op of the chain. Its operands are values: k >= 0 the result of op k, and
+  /// input_value(k) < 0 the group's input k.
+  struct Op {
+    trace::Elementwise ew;                   ///< which primitive
+    DType dtype = DType::f32;                ///< its operands' dtype (where: a's and b's)
+    DType out_dtype = DType::f32;            ///< its result's
+    std::array<int32_t, 3> arg{-1, -1, -1};  ///< its operands (values)
+    int32_t slot = -1;                       ///< its block buffer, when not an output
+    int32_t output = -1;                     ///< its index in outputs, when written to memory
+  };
+  std::vector<std::size_t> steps;  ///< the trace steps it replaces, in order
+  Shape shape;                     ///< every op's result shape
+  std::vector<TraceRef> inputs;    ///< values made outside the group, as read
+  /// How an input is read: dense (contiguous, its elements in order), single (one value
+  /// broadcast: every stride 0), or gathered into a block buffer (any other view: a broadcast
+  /// bias, a transpose, a slice).
+  enum class Read : uint8_t { dense, single, gathered };
+  std::vector<Read> read;        ///< per input
+  std::vector<Op> ops;           ///< the chain
+  std::vector<int32_t> outputs;  ///< the sources written to memory (read after the group)
+  int32_t slots = 0;             ///< block buffers needed
+
+  /// The value naming input k.
+  static int32_t input_value(std::size_t k) { return -1 - int32_t(k); }
+  /// The input a negative value names.
+  static std::size_t input_index(int32_t v) { return std::size_t(-1 - v); }
+};
+
+/// The groups among a plan's steps: `run` marks the steps a call runs, `last` each source's
+/// last reader (trace.steps.size() for a result of the function). Groups of one op are left
+/// to the step's own kernel.
+std::vector<FusedGroup> fuse(const Trace& trace, const std::vector<bool>& run,
+                             const std::vector<std::size_t>& last);
+
+/// Runs a group on `store` (the storages of a call, by source): reads its inputs there and
+/// stores its outputs' new storages.
+void run_fused(const FusedGroup& g, std::vector<std::shared_ptr<Storage>>& store);
+
+}  // namespace strata::raw

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: MIT
+// Compiling a trace into a plan and running it (raw/plan.hpp).
+#include "raw/plan.hpp"
+
+#include <algorithm>
+#include <exception>
+#include <sstream>
+#include <utility>
+
+#include "core/error.hpp"
+#include "raw/fuse.hpp"
+#include "raw/ops.hpp"
+
+namespace strata::raw {
+
+using strata::detail::fail;
+using Kind = TraceSource::Kind;
+
+namespace {
+
+/// Rethrows the active exception as the same st::Error subclass, its message prefixed with
+/// the step that raised it.
+[[noreturn]] void rethrow_in_step(std::size_t i, const std::string& op) {
+  const std::string where = "jit: step " + std::to_string(i) + " (" + op + ") of the plan: ";
+  try {
+    throw;
+  } catch (const ShapeError& e) {
+    throw ShapeError(where + e.what());
+  } catch (const IndexError& e) {
+    throw IndexError(where + e.what());
+  } catch (const DTypeError& e) {
+    throw DTypeError(where + e.what());
+  } catch (const DeviceError& e) {
+    throw DeviceError(where + e.what());
+  } catch (const LinAlgError& e) {
+    throw LinAlgError(where + e.what());
+  } catch (const ValueError& e) {
+    throw ValueError(where + e.what());
+  } catch (const Error& e) {
+    throw Error(where + e.what());
+  }
+}
+
+/// "f32[2, 3]".
+std::string describe(const TraceRef& r) {
+  std::ostringstream os;
+  os << r.dtype << r.layout.shape;
+  return os.str();
+}
+
+/// The bytes one read or write of r moves.
+std::size_t bytes_of(const TraceRef& r) {
+  return std::size_t(r.layout.numel()) * dtype_size(r.dtype);
+}
+
+}  // namespace
+
+Plan::Plan(Trace trace) : trace_(std::move(trace)) {
+  const std::size_t n = trace_.steps.size(), sources = trace_.sources.size();
+  // Sources written in place: their value changes during a call, so nothing reading them folds.
+  std::vector<bool> written(sources, false);
+  for (const TraceStep& s : trace_.steps) {
+    if (s.effect == trace::Effect::pure) continue;
+    const std::size_t k = s.effect == trace::Effect::writes_first ? 1 : s.in.size();
+    for (std::size_t j = 0; j < std::min(k, s.in.size()); ++j) {
+      if (s.in[j].source >= 0) written[std::size_t(s.in[j].source)] = true;
+    }
+  }
+  // Dead steps: pure steps none of whose results is read by a later step that stays, or
+  // returned.
+  std::vector<bool> needed(sources, false);
+  for (const TraceRef& r : trace_.outputs) needed[std::size_t(r.source)] = true;
+  fate_.assign(n, Fate::dropped);
+  for (std::size_t i = n; i-- > 0;) {
+    const TraceStep& s = trace_.steps[i];
+    bool keep = s.effect != trace::Effect::pure;
+    for (const TraceRef& r : s.out) keep = keep || (r.source >= 0 && needed[std::size_t(r.source)]);
+    if (!keep) continue;
+    fate_[i] = Fate::run;
+    for (const TraceRef& r : s.in) {
+      if (r.source >= 0) needed[std::size_t(r.source)] = true;
+    }
+  }
+  // Constants: pure steps that read only constants and whose results nothing writes are
+  // computed once, at tracing; their results are kept.
+  constant_.assign(sources, false);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (fate_[i] != Fate::run || trace_.steps[i].effect != trace::Effect::pure) continue;
+    const TraceStep& s = trace_.steps[i];
+    bool fold = std::all_of(s.in.begin(), s.in.end(), [&](const TraceRef& r) {
+      return r.source < 0 || constant_[std::size_t(r.source)];
+    });
+    for (const TraceRef& r : s.out)
+      fold = fold && (r.source < 0 || !written[std::size_t(r.source)]);
+    if (!fold) continue;
+    fate_[i] = Fate::folded;
+    for (const TraceRef& r : s.out) {
+      if (r.source >= 0) constant_[std::size_t(r.source)] = true;
+    }
+  }
+  // Frees: each result of a run step is released after its last reader (never a result of
+  // the function). The plan keeps the storages of captured tensors and constants only.
+  std::vector<std::size_t> last(sources, n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (fate_[i] != Fate::run) continue;
+    for (const TraceRef& r : trace_.steps[i].out) {
+      if (r.source >= 0) last[std::size_t(r.source)] = i;
+    }
+    for (const TraceRef& r : trace_.steps[i].in) {
+      if (r.source >= 0) last[std::size_t(r.source)] = i;
+    }
+  }
+  for (const TraceRef& r : trace_.outputs) last[std::size_t(r.source)] = n;
+  release_.assign(n, {});
+  for (std::size_t s = 0; s < sources; ++s) {
+    TraceSource& src = trace_.sources[s];
+    if (src.kind == Kind::step && !constant_[s]) {
+      if (last[s] < n) release_[last[s]].push_back(int32_t(s));
+      src.storage.reset();
+    } else if (src.kind == Kind::input) {
+      src.storage.reset();  // a call's own inputs take its place
+    }
+  }
+  // Elementwise chains run as fused groups (raw/fuse.hpp).
+  std::vector<bool> run(n);
+  for (std::size_t i = 0; i < n; ++i) run[i] = fate_[i] == Fate::run;
+  groups_ = fuse(trace_, run, last);
+  group_at_.assign(n, -1);
+  for (std::size_t g = 0; g < groups_.size(); ++g) {
+    for (std::size_t i : groups_[g].steps) group_at_[i] = int32_t(g);
+    counts_.fused += groups_[g].steps.size();
+  }
+  counts_.groups = groups_.size();
+  counts_.recorded = n;
+  for (Fate f : fate_) {
+    counts_.run += f == Fate::run;
+    counts_.folded += f == Fate::folded;
+  }
+}
+
+Plan::~Plan() = default;
+
+std::vector<RawTensor> Plan::run(std::span<const RawTensor> inputs) const {
+  if (inputs.size() != trace_.input_source.size()) {
+    fail<ValueError>("jit", "the plan takes ", trace_.input_source.size(), " input tensors, got ",
+                     inputs.size());
+  }
+  std::vector<std::shared_ptr<Storage>> store(trace_.sources.size());
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    store[std::size_t(trace_.input_source[k])] = inputs[k].storage();
+  }
+  for (std::size_t s = 0; s < trace_.sources.size(); ++s) {
+    const TraceSource& src = trace_.sources[s];
+    if (src.kind == Kind::captured && src.storage.use_count() == 1) {
+      // Only this plan holds it: the program replaced the tensor it captured (a variable
+      // assigned a new tensor), and the plan would compute with the old one.
+      fail<ValueError>("jit",
+                       "a tensor the jitted function captured is no longer held by the "
+                       "program (was the variable assigned a new tensor?); update "
+                       "captured tensors in place (add_, copy_, an optimiser's step) or "
+                       "pass them as arguments");
+    }
+    if (src.kind == Kind::captured || constant_[s]) store[s] = src.storage;
+  }
+  std::vector<RawTensor> in, out;
+  for (std::size_t i = 0; i < trace_.steps.size(); ++i) {
+    if (fate_[i] != Fate::run) continue;
+    const TraceStep& step = trace_.steps[i];
+    if (group_at_[i] >= 0) {
+      const FusedGroup& g = groups_[std::size_t(group_at_[i])];
+      if (g.steps.front() == i) {
+        try {
+          run_fused(g, store);
+        } catch (const Error&) {
+          rethrow_in_step(i, "fused " + step.op);
+        }
+      }
+      for (int32_t s : release_[i]) store[std::size_t(s)].reset();
+      continue;
+    }
+    in.clear();
+    for (const TraceRef& r : step.in) {
+      in.push_back(r.source < 0 ? RawTensor()
+                                : RawTensor(store[std::size_t(r.source)], r.layout, r.dtype));
+    }
+    out.assign(step.out.size(), RawTensor());
+    try {
+      step.kernel(in, out);
+    } catch (const Error&) {
+      rethrow_in_step(i, step.op);
+    }
+    for (std::size_t k = 0; k < step.out.size(); ++k) {
+      const TraceRef& r = step.out[k];
+      if (r.source < 0) continue;
+      if (out[k].layout().shape != r.layout.shape || out[k].layout().strides != r.layout.strides ||
+          out[k].offset() != r.layout.offset || out[k].dtype() != r.dtype) {
+        fail<ValueError>("jit", "step ", i, " (", step.op, ") gave ", out[k].dtype(),
+                         out[k].shape(), " where the trace had ", describe(r),
+                         "; the plan no longer fits (retrace with new inputs)");
+      }
+      store[std::size_t(r.source)] = out[k].storage();
+    }
+    for (int32_t s : release_[i]) store[std::size_t(s)].reset();
+  }
+  std::vector<RawTensor> results;
+  results.reserve(trace_.outputs.size());
+  for (const TraceRef& r : trace_.outputs) {
+    RawTensor y(store[std::size_t(r.source)], r.layout, r.dtype);
+    // A constant is the plan's own: each call returns a fresh copy, as eager calls would.
+    if (constant_[std::size_t(r.source)]) {
+      RawTensor copy = empty(r.layout.shape, r.dtype, y.device());
+      copy_(copy, y);
+      y = copy;
+    }
+    results.push_back(std::move(y));
+  }
+  return results;
+}
+
+std::string Plan::explain() const {
+  std::ostringstream os;
+  std::size_t inputs = 0, captured = 0;
+  for (const TraceSource& s : trace_.sources) {
+    inputs += s.kind == Kind::input;
+    captured += s.kind == Kind::captured;
+  }
+  os << "plan: " << counts_.recorded << " steps traced, " << counts_.run << " run per call ("
+     << counts_.fused << " of them in " << counts_.groups << " fused groups), " << counts_.folded
+     << " folded into constants, " << counts_.recorded - counts_.run - counts_.folded
+     << " dropped; " << inputs << " input storages, " << captured << " captured\n";
+  std::size_t read = 0, wrote = 0;
+  for (std::size_t i = 0; i < trace_.steps.size(); ++i) {
+    const TraceStep& s = trace_.steps[i];
+    const char* fate = fate_[i] == Fate::run      ? "run"
+                       : fate_[i] == Fate::folded ? "folded"
+                                                  : "dropped";
+    os << "  #" << i << ' ' << fate;
+    if (group_at_[i] >= 0) os << " fused:" << group_at_[i];
+    os << ' ' << s.op << '(';
+    for (std::size_t k = 0; k < s.in.size(); ++k) {
+      os << (k ? ", " : "") << (s.in[k].source < 0 ? std::string("-") : describe(s.in[k]));
+      if (fate_[i] == Fate::run && s.in[k].source >= 0) read += bytes_of(s.in[k]);
+    }
+    os << ')';
+    if (s.effect == trace::Effect::writes_first) os << " writes its first operand";
+    if (s.effect == trace::Effect::effect) os << " effect";
+    for (std::size_t k = 0; k < s.out.size(); ++k) {
+      os << (k ? ", " : " -> ") << describe(s.out[k]);
+      if (fate_[i] == Fate::run) wrote += bytes_of(s.out[k]);
+    }
+    os << '\n';
+  }
+  os << "per call: reads " << read << " bytes, writes " << wrote << " bytes\n";
+  return os.str();
+}
+
+}  // namespace strata::raw

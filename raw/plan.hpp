@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// The trace of a function's raw calls (raw/trace.hpp records it) and the plan compiled from
+/// it: st::jit's (ad/jit.hpp) level below the tensors.
+///
+/// A trace names every tensor by a source: an input of the function, a captured tensor (one it
+/// read that none of its calls made: a parameter in its closure) or a result of a recorded
+/// step; an operand is a source with the layout and dtype it was read through (views cost
+/// nothing to replay). Compiling drops the steps nothing needs, computes once the steps
+/// that depend on no input and no captured tensor (constants: a zeros(), an arange()), and
+/// frees each intermediate after its last reader. Running the plan calls the remaining
+/// steps' kernels in order, on the new inputs and the captured tensors' current values.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "raw/trace.hpp"
+
+namespace strata::raw {
+
+/// One tensor of a trace as an operand reads it.
+struct TraceRef {
+  int32_t source = -1;       ///< index into Trace::sources
+  Layout layout;             ///< how it was read (a view of the source's storage)
+  DType dtype = DType::f32;  ///< the dtype it was read as
+};
+
+/// Where the storage of a traced tensor comes from.
+struct TraceSource {
+  /// The kinds of source.
+  enum class Kind : uint8_t { input, captured, step };
+  Kind kind = Kind::step;            ///< what made it
+  int32_t index = -1;                ///< input number, or step number
+  std::shared_ptr<Storage> storage;  ///< its storage at tracing (kept for captured ones)
+  uint64_t version = 0;              ///< the version the next reader must see
+};
+
+/// One recorded call.
+struct TraceStep {
+  std::string op;                              ///< the primitive's name
+  trace::Effect effect = trace::Effect::pure;  ///< what it does besides returning results
+  std::vector<TraceRef> in;                    ///< its operands
+  std::vector<TraceRef> out;                   ///< its results (sources it made, or views of them)
+  trace::Kernel kernel;                        ///< runs it again
+  trace::Elementwise ew;                       ///< which elementwise primitive (for the fuser)
+  Device device;                               ///< where its results are
+};
+
+/// A recorded trace: st::jit builds the plan from it.
+struct Trace {
+  std::vector<TraceSource> sources;   ///< every storage the function touched
+  std::vector<TraceStep> steps;       ///< the recorded calls, in order
+  std::vector<int32_t> input_source;  ///< the source of each input leaf
+  std::vector<TraceRef> outputs;      ///< the function's result leaves
+};
+
+struct FusedGroup;  // raw/fuse.hpp
+
+/// A trace compiled for replay. run() may be called from several
+/// threads at once.
+class Plan {
+ public:
+  /// The plan of `trace` (dead steps dropped, constants folded, frees placed).
+  explicit Plan(Trace trace);
+  /// Frees the plan (out of line: FusedGroup is complete there).
+  ~Plan();
+  Plan(const Plan&) = delete;
+  Plan& operator=(const Plan&) = delete;
+  /// Runs the plan on inputs (one per input leaf, with the traced leaves' layouts) and returns
+  /// the result leaves. An error of a step names the step and its primitive.
+  std::vector<RawTensor> run(std::span<const RawTensor> inputs) const;
+  /// A listing of the steps (run, folded or dropped), their operands and results, and the
+  /// bytes a call reads and writes.
+  std::string explain() const;
+  /// Steps recorded, run by each call, and folded into constants.
+  struct Counts {
+    std::size_t recorded = 0;  ///< steps in the trace
+    std::size_t run = 0;       ///< steps each call runs
+    std::size_t folded = 0;    ///< steps computed once, at tracing
+    std::size_t fused = 0;     ///< of the steps run, those in fused groups (raw/fuse.hpp)
+    std::size_t groups = 0;    ///< fused groups
+  };
+  /// How many steps the plan has of each kind.
+  Counts counts() const { return counts_; }
+
+ private:
+  /// What compiling decided for a step.
+  enum class Fate : uint8_t { run, folded, dropped };
+
+  Trace trace_;
+  std::vector<Fate> fate_;                     ///< per step
+  std::vector<std::vector<int32_t>> release_;  ///< per step: sources freed after it
+  std::vector<bool> constant_;                 ///< per source: kept from tracing
+  std::vector<FusedGroup> groups_;             ///< the fused elementwise chains
+  std::vector<int32_t> group_at_;              ///< per step: its group, or -1
+  Counts counts_;
+};
+
+namespace trace {
+
+/// Records, on this thread, every raw call made while it lives (nested: throws ValueError if
+/// a recorder is already active). st::jit's only entry point to tracing.
+class Recorder {
+ public:
+  /// Starts recording a function whose input leaves are `inputs`.
+  explicit Recorder(std::span<const RawTensor> inputs);
+  /// Stops recording.
+  ~Recorder();
+  Recorder(const Recorder&) = delete;
+  Recorder& operator=(const Recorder&) = delete;
+
+  /// The trace, with the function's result leaves `outputs`; recording stops.
+  Trace finish(std::span<const RawTensor> outputs);
+
+  /// The source an operand reads, as a reference (registers a captured tensor on first
+  /// sight; with `check`, ValueError when something unrecorded wrote it since).
+  TraceRef ref(std::string_view op, const RawTensor& x, bool check = true);
+  /// Appends a call that has run.
+  void append(std::string_view op, Effect effect, std::vector<RawTensor> in,
+              std::span<const RawTensor> out, Kernel kernel, Elementwise ew = {});
+  /// Whether x's storage holds a value computed from the inputs.
+  bool traced(const RawTensor& x) const;
+
+ private:
+  Trace trace_;
+  std::unordered_map<const Storage*, int32_t> source_of_;
+  std::vector<bool> traced_;  ///< per source: depends on an input
+};
+
+}  // namespace trace
+}  // namespace strata::raw
