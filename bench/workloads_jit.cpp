@@ -51,6 +51,23 @@ Body jit_elementwise_chain(bool jitted) {
   return [=] { g_sink = j(x).raw(); };
 }
 
+// Ten arithmetic ops (no transcendental function) on the same input: memory-bound eagerly,
+// so the row shows what one pass instead of ten saves.
+Body jit_arith_chain(bool jitted) {
+  const st::Tensor x = st::randn({4096, 4096}, 72, st::f32);
+  auto f = [](const st::Tensor& v) {
+    st::Tensor y = v * 1.5 + 0.25;
+    y = st::abs(y) - v;
+    y = st::maximum(y, v * 0.5);
+    y = y * y - 1.0;
+    return -st::minimum(y, 4.0);
+  };
+  if (!jitted) return [=] { g_sink = f(x).raw(); };
+  auto j = st::jit(f);
+  (void)j(x);
+  return [=] { g_sink = j(x).raw(); };
+}
+
 // 784 -> 256 -> 256 -> 10 ReLU MLP, batch 128: value_and_grad and an AdamW step in one call.
 Body jit_mlp_step(bool jitted) {
   constexpr int64_t batch = 128, in = 784, hidden = 256, classes = 10;
@@ -89,6 +106,9 @@ const Register kJit(25, [](std::vector<Workload>& w) {
   Workload ew = jit_row("jit_elementwise_chain10_f32_4096x4096", jit_elementwise_chain);
   ew.bytes = 2.0 * 4096 * 4096 * 4;  // one read and one write: what a fused chain moves
   w.push_back(ew);
+  Workload arith = jit_row("jit_elementwise_chain10_arith_f32_4096x4096", jit_arith_chain);
+  arith.bytes = ew.bytes;
+  w.push_back(arith);
   w.push_back(jit_row("jit_mlp_train_step_b128", jit_mlp_step));
   w.push_back(jit_row("jit_gelu_layernorm_f32", jit_gelu_layernorm));
 });

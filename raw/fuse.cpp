@@ -234,8 +234,13 @@ void run_fused(const FusedGroup& g, std::vector<std::shared_ptr<Storage>>& store
   detail::parallel_for(0, blocks, kBlocksPerPiece, [&](int64_t b0, int64_t b1) {
     // 8 bytes per element: room for any dtype. The op results' buffers, then the gathered
     // inputs'.
-    std::vector<double> buffers(std::size_t((g.slots + gathers) * block));
-    auto slot = [&](int64_t s) { return reinterpret_cast<char*>(buffers.data() + s * block); };
+    // Each thread keeps its buffers across pieces and calls: freeing and allocating them per
+    // piece let the C library return and re-fault the pages (zeroed by the kernel) every time.
+    thread_local std::vector<double> buffers;
+    const std::size_t need = std::size_t((g.slots + gathers) * block);
+    if (buffers.size() < need) buffers.resize(need);
+    double* const base = buffers.data();
+    auto slot = [&](int64_t s) { return reinterpret_cast<char*>(base + s * block); };
     for (int64_t b = b0; b < b1; ++b) {
       const int64_t lo = b * block, n = std::min(block, numel - lo);
       for (std::size_t k = 0; k < inputs; ++k) {
