@@ -49,7 +49,13 @@ void gather_typed(const U* base, const Layout& l, int64_t lo, int64_t n, U* dst)
   while (j < n) {
     // The rest of the current innermost row, then carry into the outer axes.
     const int64_t m = std::min(n - j, inner - idx[std::size_t(nd - 1)]);
-    for (int64_t k = 0; k < m; ++k) dst[j + k] = base[off + k * step];
+    if (step == 1) {
+      std::copy(base + off, base + off + m, dst + j);
+    } else if (step == 0) {
+      std::fill(dst + j, dst + j + m, base[off]);
+    } else {
+      for (int64_t k = 0; k < m; ++k) dst[j + k] = base[off + k * step];
+    }
     j += m;
     off += m * step;
     idx[std::size_t(nd - 1)] += m;
@@ -168,6 +174,7 @@ class Builder {
       if (last_[std::size_t(source)] > end) {
         op.output = int32_t(g_.outputs.size());
         g_.outputs.push_back(source);
+        g_.returned.push_back(last_[std::size_t(source)] == t_.steps.size());
       } else if (free_slots.empty()) {
         op.slot = g_.slots++;
       } else {
@@ -208,7 +215,15 @@ std::vector<FusedGroup> fuse(const Trace& trace, const std::vector<bool>& run,
   return std::move(b.groups);
 }
 
-void run_fused(const FusedGroup& g, std::vector<std::shared_ptr<Storage>>& store) {
+RawTensor Held::read(const TraceRef& r) const {
+  if (bytes == 0) return RawTensor(storage, r.layout, r.dtype);
+  Layout l = r.layout;
+  l.offset += bytes / int64_t(dtype_size(r.dtype));
+  return RawTensor(storage, std::move(l), r.dtype);
+}
+
+void run_fused(const FusedGroup& g, std::vector<Held>& store, const std::vector<int32_t>& slot) {
+  auto at = [&](int32_t source) -> Held& { return store[std::size_t(slot[std::size_t(source)])]; };
   const int64_t numel = Layout::contiguous(g.shape).numel();
   const std::size_t inputs = g.inputs.size();
   std::vector<const char*> in_data(inputs), in_base(inputs);
@@ -217,17 +232,36 @@ void run_fused(const FusedGroup& g, std::vector<std::shared_ptr<Storage>>& store
   int64_t gathers = 0;
   for (std::size_t k = 0; k < inputs; ++k) {
     const TraceRef& r = g.inputs[k];
+    const Held& h = at(r.source);
     in_size[k] = dtype_size(r.dtype);
-    in_data[k] = static_cast<const char*>(store[std::size_t(r.source)]->data());
+    in_data[k] = static_cast<const char*>(h.storage->data()) + h.bytes;
     in_base[k] = in_data[k] + r.layout.offset * int64_t(in_size[k]);
     if (g.read[k] == FusedGroup::Read::gathered) gathered[k] = gathers++;
   }
+  // The outputs the function returns get storages of their own; the others share one, each
+  // at a 64-byte boundary: one allocation per group and call instead of one per output.
   std::vector<char*> out_base(g.outputs.size());
+  std::vector<int64_t> shared_at(g.outputs.size(), -1);
+  int64_t shared_bytes = 0;
   for (const FusedGroup::Op& op : g.ops) {
     if (op.output < 0) continue;
-    const RawTensor t = empty(g.shape, op.out_dtype, Device::cpu());
-    store[std::size_t(g.outputs[std::size_t(op.output)])] = t.storage();
-    out_base[std::size_t(op.output)] = static_cast<char*>(t.storage()->data());
+    const std::size_t k = std::size_t(op.output);
+    if (g.returned[k]) {
+      const RawTensor t = empty(g.shape, op.out_dtype, Device::cpu());
+      at(g.outputs[k]) = {t.storage(), 0};
+      out_base[k] = static_cast<char*>(t.storage()->data());
+    } else {
+      shared_at[k] = shared_bytes;
+      shared_bytes += (numel * int64_t(dtype_size(op.out_dtype)) + 63) / 64 * 64;
+    }
+  }
+  if (shared_bytes > 0) {
+    const RawTensor arena = empty({shared_bytes}, DType::b8, Device::cpu());
+    for (std::size_t k = 0; k < g.outputs.size(); ++k) {
+      if (shared_at[k] < 0) continue;
+      at(g.outputs[k]) = {arena.storage(), shared_at[k]};
+      out_base[k] = static_cast<char*>(arena.storage()->data()) + shared_at[k];
+    }
   }
   const int64_t block = std::min(kBlock, numel);
   const int64_t blocks = (numel + block - 1) / block;

@@ -41,6 +41,7 @@ struct FusedGroup {
   std::vector<Read> read;        ///< per input
   std::vector<Op> ops;           ///< the chain
   std::vector<int32_t> outputs;  ///< the sources written to memory (read after the group)
+  std::vector<bool> returned;    ///< per output: a result of the function (its own storage)
   int32_t slots = 0;             ///< block buffers needed
 
   /// The value naming input k.
@@ -55,8 +56,18 @@ struct FusedGroup {
 std::vector<FusedGroup> fuse(const Trace& trace, const std::vector<bool>& run,
                              const std::vector<std::size_t>& last);
 
-/// Runs a group on `store` (the storages of a call, by source): reads its inputs there and
-/// stores its outputs' new storages.
-void run_fused(const FusedGroup& g, std::vector<std::shared_ptr<Storage>>& store);
+/// Where a call holds a source's value: a storage, and the byte offset of the source's element
+/// 0 in it (a fused group's outputs share one storage).
+struct Held {
+  std::shared_ptr<Storage> storage;  ///< the storage
+  int64_t bytes = 0;                 ///< the source's offset in it
+  /// The tensor r reads (r's layout shifted by the offset).
+  RawTensor read(const TraceRef& r) const;
+};
+
+/// Runs a group on `store` (the values of a call; source s at store[slot[s]]): reads its
+/// inputs there and stores its outputs: those the function returns in storages of their own,
+/// the others in one storage for the group.
+void run_fused(const FusedGroup& g, std::vector<Held>& store, const std::vector<int32_t>& slot);
 
 }  // namespace strata::raw

@@ -111,11 +111,11 @@ Plan::Plan(Trace trace) : trace_(std::move(trace)) {
     }
   }
   for (const TraceRef& r : trace_.outputs) last[std::size_t(r.source)] = n;
-  release_.assign(n, {});
+  std::vector<std::vector<int32_t>> release(n);  // per step: the sources freed after it
   for (std::size_t s = 0; s < sources; ++s) {
     TraceSource& src = trace_.sources[s];
     if (src.kind == Kind::step && !constant_[s]) {
-      if (last[s] < n) release_[last[s]].push_back(int32_t(s));
+      if (last[s] < n) release[last[s]].push_back(int32_t(s));
       src.storage.reset();
     } else if (src.kind == Kind::input) {
       src.storage.reset();  // a call's own inputs take its place
@@ -131,6 +131,37 @@ Plan::Plan(Trace trace) : trace_(std::move(trace)) {
     counts_.fused += groups_[g].steps.size();
   }
   counts_.groups = groups_.size();
+  // What run() visits: the steps it runs (a fused group once, at its first step), each with
+  // the sources freed after it, and a store slot for each source a call holds.
+  slot_.assign(sources, -1);
+  auto give_slot = [&](int32_t s) {
+    if (s >= 0 && slot_[std::size_t(s)] < 0) slot_[std::size_t(s)] = slots_++;
+  };
+  for (int32_t s : trace_.input_source) give_slot(s);
+  for (std::size_t s = 0; s < sources; ++s) {
+    if (trace_.sources[s].kind == Kind::captured || constant_[s]) {
+      give_slot(int32_t(s));
+      bound_.push_back(int32_t(s));
+    }
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    if (fate_[i] != Fate::run) continue;
+    const int32_t g = group_at_[i];
+    if (g >= 0 && groups_[std::size_t(g)].steps.front() != i) {
+      // A later step of a group: what it frees is freed once the group has run.
+      for (int32_t s : release[i]) visits_.back().release.push_back(s);
+      continue;
+    }
+    if (g >= 0) {
+      for (int32_t s : groups_[std::size_t(g)].outputs) give_slot(s);
+    } else {
+      for (const TraceRef& r : trace_.steps[i].out) give_slot(r.source);
+    }
+    visits_.push_back({i, release[i]});
+  }
+  for (Visit& v : visits_) {
+    std::erase_if(v.release, [&](int32_t s) { return slot_[std::size_t(s)] < 0; });
+  }
   counts_.recorded = n;
   for (Fate f : fate_) {
     counts_.run += f == Fate::run;
@@ -145,12 +176,13 @@ std::vector<RawTensor> Plan::run(std::span<const RawTensor> inputs) const {
     fail<ValueError>("jit", "the plan takes ", trace_.input_source.size(), " input tensors, got ",
                      inputs.size());
   }
-  std::vector<std::shared_ptr<Storage>> store(trace_.sources.size());
+  std::vector<Held> store(static_cast<std::size_t>(slots_));
+  auto at = [&](int32_t source) -> Held& { return store[std::size_t(slot_[std::size_t(source)])]; };
   for (std::size_t k = 0; k < inputs.size(); ++k) {
-    store[std::size_t(trace_.input_source[k])] = inputs[k].storage();
+    at(trace_.input_source[k]) = {inputs[k].storage(), 0};
   }
-  for (std::size_t s = 0; s < trace_.sources.size(); ++s) {
-    const TraceSource& src = trace_.sources[s];
+  for (int32_t s : bound_) {
+    const TraceSource& src = trace_.sources[std::size_t(s)];
     if (src.kind == Kind::captured && src.storage.use_count() == 1) {
       // Only this plan holds it: the program replaced the tensor it captured (a variable
       // assigned a new tensor), and the plan would compute with the old one.
@@ -160,28 +192,24 @@ std::vector<RawTensor> Plan::run(std::span<const RawTensor> inputs) const {
                        "captured tensors in place (add_, copy_, an optimiser's step) or "
                        "pass them as arguments");
     }
-    if (src.kind == Kind::captured || constant_[s]) store[s] = src.storage;
+    at(s) = {src.storage, 0};
   }
   std::vector<RawTensor> in, out;
-  for (std::size_t i = 0; i < trace_.steps.size(); ++i) {
-    if (fate_[i] != Fate::run) continue;
+  for (const Visit& v : visits_) {
+    const std::size_t i = v.step;
     const TraceStep& step = trace_.steps[i];
     if (group_at_[i] >= 0) {
-      const FusedGroup& g = groups_[std::size_t(group_at_[i])];
-      if (g.steps.front() == i) {
-        try {
-          run_fused(g, store);
-        } catch (const Error&) {
-          rethrow_in_step(i, "fused " + step.op);
-        }
+      try {
+        run_fused(groups_[std::size_t(group_at_[i])], store, slot_);
+      } catch (const Error&) {
+        rethrow_in_step(i, "fused " + step.op);
       }
-      for (int32_t s : release_[i]) store[std::size_t(s)].reset();
+      for (int32_t s : v.release) at(s) = {};
       continue;
     }
     in.clear();
     for (const TraceRef& r : step.in) {
-      in.push_back(r.source < 0 ? RawTensor()
-                                : RawTensor(store[std::size_t(r.source)], r.layout, r.dtype));
+      in.push_back(r.source < 0 ? RawTensor() : at(r.source).read(r));
     }
     out.assign(step.out.size(), RawTensor());
     try {
@@ -198,14 +226,14 @@ std::vector<RawTensor> Plan::run(std::span<const RawTensor> inputs) const {
                          out[k].shape(), " where the trace had ", describe(r),
                          "; the plan no longer fits (retrace with new inputs)");
       }
-      store[std::size_t(r.source)] = out[k].storage();
+      at(r.source) = {out[k].storage(), 0};
     }
-    for (int32_t s : release_[i]) store[std::size_t(s)].reset();
+    for (int32_t s : v.release) at(s) = {};
   }
   std::vector<RawTensor> results;
   results.reserve(trace_.outputs.size());
   for (const TraceRef& r : trace_.outputs) {
-    RawTensor y(store[std::size_t(r.source)], r.layout, r.dtype);
+    RawTensor y = at(r.source).read(r);
     // A constant is the plan's own: each call returns a fresh copy, as eager calls would.
     if (constant_[std::size_t(r.source)]) {
       RawTensor copy = empty(r.layout.shape, r.dtype, y.device());

@@ -92,11 +92,19 @@ class Plan {
   enum class Fate : uint8_t { run, folded, dropped };
 
   Trace trace_;
-  std::vector<Fate> fate_;                     ///< per step
-  std::vector<std::vector<int32_t>> release_;  ///< per step: sources freed after it
-  std::vector<bool> constant_;                 ///< per source: kept from tracing
-  std::vector<FusedGroup> groups_;             ///< the fused elementwise chains
-  std::vector<int32_t> group_at_;              ///< per step: its group, or -1
+  std::vector<Fate> fate_;          ///< per step
+  std::vector<bool> constant_;      ///< per source: kept from tracing
+  std::vector<FusedGroup> groups_;  ///< the fused elementwise chains
+  std::vector<int32_t> group_at_;   ///< per step: its group, or -1
+  /// A step run() runs (or a group, at its first step) and the sources freed after it.
+  struct Visit {
+    std::size_t step = 0;          ///< the step
+    std::vector<int32_t> release;  ///< sources freed after it
+  };
+  std::vector<Visit> visits_;   ///< what run() runs, in order
+  std::vector<int32_t> bound_;  ///< sources bound before the first step (captured, constants)
+  std::vector<int32_t> slot_;   ///< per source: its place in a call's store (-1: never held)
+  int32_t slots_ = 0;           ///< places in a call's store
   Counts counts_;
 };
 
