@@ -232,7 +232,7 @@ void run_fused(const FusedGroup& g, std::vector<Held>& store, const std::vector<
   int64_t gathers = 0;
   for (std::size_t k = 0; k < inputs; ++k) {
     const TraceRef& r = g.inputs[k];
-    const Held& h = at(r.source);
+    const Held h = g.fixed[k] ? Held{g.fixed[k], 0} : at(r.source);
     in_size[k] = dtype_size(r.dtype);
     in_data[k] = static_cast<const char*>(h.storage->data()) + h.bytes;
     in_base[k] = in_data[k] + r.layout.offset * int64_t(in_size[k]);

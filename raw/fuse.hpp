@@ -38,7 +38,10 @@ struct FusedGroup {
   /// broadcast: every stride 0), or gathered into a block buffer (any other view: a broadcast
   /// bias, a transpose, a slice).
   enum class Read : uint8_t { dense, single, gathered };
-  std::vector<Read> read;        ///< per input
+  std::vector<Read> read;  ///< per input
+  /// Per input: its storage when it is a constant of the plan, which the group keeps (a call
+  /// binds nothing for it); null for the others.
+  std::vector<std::shared_ptr<Storage>> fixed;
   std::vector<Op> ops;           ///< the chain
   std::vector<int32_t> outputs;  ///< the sources written to memory (read after the group)
   std::vector<bool> returned;    ///< per output: a result of the function (its own storage)

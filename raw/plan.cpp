@@ -138,11 +138,35 @@ Plan::Plan(Trace trace) : trace_(std::move(trace)) {
     if (s >= 0 && slot_[std::size_t(s)] < 0) slot_[std::size_t(s)] = slots_++;
   };
   for (int32_t s : trace_.input_source) give_slot(s);
+  // The captured tensors and the constants a call reads (most constants are read only by
+  // other folded steps: binding those on every call was most of a long chain's setup).
+  // A fused group keeps the constants it reads itself (FusedGroup::fixed).
+  std::vector<bool> read(sources, false);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (fate_[i] != Fate::run || group_at_[i] >= 0) continue;
+    for (const TraceRef& r : trace_.steps[i].in) {
+      if (r.source >= 0) read[std::size_t(r.source)] = true;
+    }
+  }
+  for (FusedGroup& g : groups_) {
+    g.fixed.assign(g.inputs.size(), nullptr);
+    for (std::size_t k = 0; k < g.inputs.size(); ++k) {
+      const std::size_t src = std::size_t(g.inputs[k].source);
+      if (constant_[src]) {
+        g.fixed[k] = trace_.sources[src].storage;
+      } else {
+        read[src] = true;
+      }
+    }
+  }
+  for (const TraceRef& r : trace_.outputs) read[std::size_t(r.source)] = true;
   for (std::size_t s = 0; s < sources; ++s) {
-    if (trace_.sources[s].kind == Kind::captured || constant_[s]) {
+    const bool captured = trace_.sources[s].kind == Kind::captured;
+    if (captured || (constant_[s] && read[s])) {
       give_slot(int32_t(s));
       bound_.push_back(int32_t(s));
     }
+    if (constant_[s] && !read[s]) trace_.sources[s].storage.reset();  // no call reads it
   }
   for (std::size_t i = 0; i < n; ++i) {
     if (fate_[i] != Fate::run) continue;
