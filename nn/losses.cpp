@@ -52,7 +52,7 @@ Tensor label_positions(const Shape& logits, const Tensor& labels, std::string_vi
   if (!ignore_index) {
     // Row i's label at i * classes + label, as tensor ops (a jit plan replays them); the range
     // check reads the labels, so it runs as an effect (on every replay of a plan too).
-    raw::trace::effect(op, {labels.raw()}, [op = std::string(op), classes](auto in) {
+    raw::trace::effect(op, {labels.raw()}, [op = std::string(op), classes = classes](auto in) {
       const std::vector<int64_t> given = Tensor(in[0]).to_vector<int64_t>();
       for (std::size_t i = 0; i < given.size(); ++i) {
         if (given[i] < 0 || given[i] >= classes) {
