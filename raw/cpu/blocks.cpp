@@ -85,11 +85,15 @@ void binary_block(BinaryOp op, DType dtype, const void* a, int64_t sa, const voi
 void where_block(DType dtype, const void* c, int64_t sc, const void* a, int64_t sa, const void* b,
                  int64_t sb, void* out, int64_t n) {
   visit_dtype(dtype, "where", [&]<class T>(type_tag<T>) {
-    const auto* cond = static_cast<const uint8_t*>(c);  // bools hold 0 or 1 in each byte
-    const auto* x = static_cast<const T*>(a);
-    const auto* y = static_cast<const T*>(b);
-    auto* o = static_cast<T*>(out);
-    for (int64_t i = 0; i < n; ++i) o[i] = cond[i * sc] ? x[i * sa] : y[i * sb];
+    const std::pair x{static_cast<const T*>(a), sa}, y{static_cast<const T*>(b), sb};
+    if constexpr (std::is_same_v<T, bool>) {
+      map_block<bool, bool, bool, bool>(BoolSelect{}, static_cast<bool*>(out), 1, n,
+                                        std::pair{static_cast<const bool*>(c), sc}, x, y);
+    } else {
+      // The condition read as bytes, as the eager kernel reads it (MaskSelect).
+      map_block<T, uint8_t, T, T>(MaskSelect<T>{}, static_cast<T*>(out), 1, n,
+                                  std::pair{static_cast<const uint8_t*>(c), sc}, x, y);
+    }
   });
 }
 

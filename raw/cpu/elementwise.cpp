@@ -332,21 +332,10 @@ void CpuBackend::where(const RawTensor& out, const RawTensor& cond, const RawTen
                        const RawTensor& b) {
   visit_dtype(a.dtype(), "where", [&]<class T>(type_tag<T>) {
     if constexpr (std::is_same_v<T, bool>) {
-      map<T, bool, T, T>(
-          out, [](bool c, T x, T y) { return c ? x : y; }, cond, a, b);
+      map<T, bool, T, T>(out, BoolSelect{}, cond, a, b);
     } else {
-      // A select through bit masks: no branch on the (often random) condition,
-      // so nothing to mispredict, and the loop vectorises. The condition is
-      // read as bytes (a bool tensor holds 0 or 1 in each): GCC 12 vectorises
-      // no conversion from bool, whose precision is one bit, and left this
-      // loop scalar.
-      using U = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
       map_into<T, uint8_t, T, T>(
-          base_ptr<T>(out), out.layout(),
-          [](uint8_t c, T x, T y) {
-            const U m = U(0) - U(c);
-            return std::bit_cast<T>(U((std::bit_cast<U>(x) & m) | (std::bit_cast<U>(y) & U(~m))));
-          },
+          base_ptr<T>(out), out.layout(), MaskSelect<T>{},
           std::pair{static_cast<const uint8_t*>(static_cast<const void*>(base_ptr<bool>(cond))),
                     &cond.layout()},
           std::pair{static_cast<const T*>(base_ptr<T>(a)), &a.layout()},

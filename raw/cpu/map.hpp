@@ -4,8 +4,10 @@
 /// of one shape, through the staged walk, with the unit-stride and
 /// broadcast-scalar loops the compiler can vectorise.
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 
 #include "raw/cpu/staged_walk.hpp"
@@ -79,6 +81,26 @@ void map_into(TO* out_base, const Layout& out, F f,
   parallel_walk_staged<N>(out.shape, layouts, {out_base, ins.first...},
                           {int(sizeof(TO)), int(sizeof(TI))...}, block);
 }
+
+/// where's select of a non-bool T through bit masks: no branch on the (often random)
+/// condition, so nothing to mispredict, and the loop vectorises. The condition is read as a
+/// byte (a bool tensor holds 0 or 1 in each): GCC 12 vectorises no conversion from bool, whose
+/// precision is one bit, and left a loop over bools scalar. One functor for the eager kernel
+/// and the fused blocks (map_block).
+template <class T>
+struct MaskSelect {
+  /// x where c is 1, else y (bit for bit).
+  T operator()(uint8_t c, T x, T y) const {
+    using U = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
+    const U m = U(0) - U(c);
+    return std::bit_cast<T>(U((std::bit_cast<U>(x) & m) | (std::bit_cast<U>(y) & U(~m))));
+  }
+};
+/// where's select of bools.
+struct BoolSelect {
+  /// x where c, else y.
+  bool operator()(bool c, bool x, bool y) const { return c ? x : y; }
+};
 
 /// The NaN-safe products' fixup (safe_mul, safe_div): the plain op's result v, or safe(x, y)
 /// where v is NaN. One functor for the eager kernel and the fused blocks (map_block).
