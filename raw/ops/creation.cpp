@@ -106,6 +106,8 @@ static RawTensor to_device_now(const RawTensor& x, Device device) {
 // --- the public primitives: each recorded when a jit trace records (raw/trace.hpp) ---
 
 RawTensor empty(const Shape& shape, DType dtype, Device device, std::string_view op) {
+  // Every primitive's result comes from here: no copy of the name unless it is recorded.
+  if (!trace::recording()) return empty_now(shape, dtype, device, op);
   return trace::call(op, Effect::pure, [shape, dtype, device, op = std::string(op)] {
     return empty_now(shape, dtype, device, op);
   });
