@@ -101,8 +101,8 @@ class Builder {
  public:
   Builder(const Trace& t, const std::vector<std::size_t>& last) : t_(t), last_(last) {}
 
-  /// Adds step i to the current group, or closes it and starts another; false when step i
-  /// cannot be fused at all (the group is closed).
+  /// Adds step i to the current group, or closes the group and starts another with it; a step
+  /// that cannot be fused at all closes the group and joins none.
   void add(std::size_t i) {
     const TraceStep& s = t_.steps[i];
     if (!fusable(s)) return close();
