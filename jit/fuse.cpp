@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Finding and running a plan's elementwise chains (raw/fuse.hpp).
-#include "raw/fuse.hpp"
+// Finding and running a plan's elementwise chains (jit/fuse.hpp).
+#include "jit/fuse.hpp"
 
 #include <algorithm>
 #include <map>
@@ -10,7 +10,7 @@
 #include "raw/cpu/blocks.hpp"
 #include "raw/ops.hpp"
 
-namespace strata::raw {
+namespace strata::tracing {
 
 namespace {
 
@@ -19,7 +19,7 @@ constexpr int64_t kBlock = 2048;
 /// Blocks per parallel piece: a piece is worth waking a thread for.
 constexpr int64_t kBlocksPerPiece = 16;
 
-using Kind = trace::Elementwise::Kind;
+using Kind = raw::trace::Elementwise::Kind;
 
 /// How a group reads the operand r of an op of result shape `shape`; nullopt when it cannot.
 std::optional<FusedGroup::Read> operand_read(const TraceRef& r, const Shape& shape) {
@@ -88,7 +88,7 @@ void gather(const char* base, const Layout& l, std::size_t size, int64_t lo, int
 
 /// Can step s start or join a chain (its own requirements, before its operands are matched)?
 bool fusable(const TraceStep& s) {
-  if (s.effect != trace::Effect::pure || s.ew.kind == Kind::none || !s.device.is_cpu()) {
+  if (s.effect != raw::trace::Effect::pure || s.ew.kind == Kind::none || !s.device.is_cpu()) {
     return false;
   }
   if (s.out.size() != 1 || s.out[0].source < 0) return false;
@@ -247,7 +247,7 @@ void run_fused(const FusedGroup& g, std::vector<Held>& store, const std::vector<
     if (op.output < 0) continue;
     const std::size_t k = std::size_t(op.output);
     if (g.returned[k]) {
-      const RawTensor t = empty(g.shape, op.out_dtype, Device::cpu());
+      const RawTensor t = raw::empty(g.shape, op.out_dtype, Device::cpu());
       at(g.outputs[k]) = {t.storage(), 0};
       out_base[k] = static_cast<char*>(t.storage()->data());
     } else {
@@ -256,7 +256,7 @@ void run_fused(const FusedGroup& g, std::vector<Held>& store, const std::vector<
     }
   }
   if (shared_bytes > 0) {
-    const RawTensor arena = empty({shared_bytes}, DType::b8, Device::cpu());
+    const RawTensor arena = raw::empty({shared_bytes}, DType::b8, Device::cpu());
     for (std::size_t k = 0; k < g.outputs.size(); ++k) {
       if (shared_at[k] < 0) continue;
       at(g.outputs[k]) = {arena.storage(), shared_at[k]};
@@ -316,4 +316,4 @@ void run_fused(const FusedGroup& g, std::vector<Held>& store, const std::vector<
   });
 }
 
-}  // namespace strata::raw
+}  // namespace strata::tracing

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-/// The fuser of a plan (raw/plan.hpp): chains of elementwise steps run block by block.
+/// The fuser of a plan (jit/plan.hpp): chains of elementwise steps run block by block.
 ///
 /// Consecutive run steps that are unary, binary or where on the CPU, of one shape, form a
 /// group (an operand made inside the group must be read as it was made). A group runs over blocks
@@ -15,16 +15,16 @@
 #include <memory>
 #include <vector>
 
-#include "raw/plan.hpp"
+#include "jit/plan.hpp"
 
-namespace strata::raw {
+namespace strata::tracing {
 
 /// A chain of elementwise steps of a plan, run as one.
 struct FusedGroup {
   /// One op of the chain. Its operands are values: k >= 0 the result of op k, and
   /// input_value(k) < 0 the group's input k.
   struct Op {
-    trace::Elementwise ew;                   ///< which primitive
+    raw::trace::Elementwise ew;              ///< which primitive
     DType dtype = DType::f32;                ///< its operands' dtype (where: a's and b's)
     DType out_dtype = DType::f32;            ///< its result's
     std::array<int32_t, 3> arg{-1, -1, -1};  ///< its operands (values)
@@ -73,4 +73,4 @@ struct Held {
 /// the others in one storage for the group.
 void run_fused(const FusedGroup& g, std::vector<Held>& store, const std::vector<int32_t>& slot);
 
-}  // namespace strata::raw
+}  // namespace strata::tracing

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
-// st::jit's counters, switch and signatures (ad/jit.hpp).
-#include "ad/jit.hpp"
+// st::jit's counters, switch and signatures (jit/jit.hpp).
+#include "jit/jit.hpp"
 
 #include <cstdlib>
 #include <cstring>
 
-#include "raw/plan.hpp"
+#include "jit/recorder.hpp"
 
 namespace strata {
 
@@ -35,39 +35,39 @@ bool jit_enabled() {
 
 namespace detail {
 
-void count_jit_call(int kind, const raw::Plan* plan) {
+void count_jit_call(int kind, const tracing::Plan* plan) {
   std::lock_guard lock(stats_mutex);
   ++stats.calls;
   if (kind == 0) ++stats.eager;
   if (kind == 1) ++stats.hits;
   if (kind == 2) {
     ++stats.traces;
-    const raw::Plan::Counts c = plan->counts();
+    const tracing::Plan::Counts c = plan->counts();
     stats.steps_recorded = c.recorded;
     stats.steps_run = c.run;
     stats.steps_folded = c.folded;
   }
 }
 
-bool jit_tracing() { return raw::trace::detail::active != nullptr; }
+bool jit_tracing() { return raw::trace::active(); }
 
-std::shared_ptr<const raw::Plan> jit_trace(
+std::shared_ptr<const tracing::Plan> jit_trace(
     std::span<const RawTensor> leaves, const std::function<void(std::vector<RawTensor>&)>& run) {
-  raw::Trace trace;
+  tracing::Trace trace;
   {
-    raw::trace::Recorder recorder(leaves);
+    tracing::Recorder recorder(leaves);
     std::vector<RawTensor> outs;
     run(outs);
     trace = recorder.finish(outs);
   }
-  return std::make_shared<const raw::Plan>(std::move(trace));
+  return std::make_shared<const tracing::Plan>(std::move(trace));
 }
 
-std::vector<RawTensor> jit_run(const raw::Plan& plan, std::span<const RawTensor> leaves) {
+std::vector<RawTensor> jit_run(const tracing::Plan& plan, std::span<const RawTensor> leaves) {
   return plan.run(leaves);
 }
 
-std::string jit_explain(const raw::Plan& plan) { return plan.explain(); }
+std::string jit_explain(const tracing::Plan& plan) { return plan.explain(); }
 
 std::vector<JitLeaf> jit_signature(std::span<const RawTensor> leaves) {
   std::vector<JitLeaf> sig;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-/// st::jit: trace a function once per signature, then replay its plan (raw/plan.hpp).
+/// st::jit: trace a function once per signature, then replay its plan (jit/plan.hpp).
 ///
 /// The first call with a new signature runs f as usual while a trace records every raw call
 /// it makes (raw/trace.hpp): the transforms inside f (grad, vmap, hessian, an optimiser's
@@ -54,8 +54,8 @@ void reset_jit_stats();
 /// False when the environment sets STRATA_JIT=0: every jitted function then runs f directly.
 bool jit_enabled();
 
-namespace raw {
-class Plan;  // raw/plan.hpp: the plans are built and run in ad/jit.cpp
+namespace tracing {
+class Plan;  // jit/plan.hpp: the plans are built and run in jit/jit.cpp
 }
 
 namespace detail {
@@ -79,17 +79,17 @@ struct JitSlot {
 };
 
 /// Counts a call for jit_stats(): kind 0 eager, 1 hit, 2 trace (with the plan's counts).
-void count_jit_call(int kind, const raw::Plan* plan = nullptr);
+void count_jit_call(int kind, const tracing::Plan* plan = nullptr);
 /// Whether a trace is recording on this thread (a jitted function called inside one runs f).
 bool jit_tracing();
 /// Records run() (which calls f on the input leaves and appends its result leaves to outs)
 /// and compiles the trace into a plan.
-std::shared_ptr<const raw::Plan> jit_trace(std::span<const RawTensor> leaves,
-                                           const std::function<void(std::vector<RawTensor>&)>& run);
+std::shared_ptr<const tracing::Plan> jit_trace(
+    std::span<const RawTensor> leaves, const std::function<void(std::vector<RawTensor>&)>& run);
 /// The plan's result leaves for input leaves.
-std::vector<RawTensor> jit_run(const raw::Plan& plan, std::span<const RawTensor> leaves);
-/// The plan's listing (raw::Plan::explain).
-std::string jit_explain(const raw::Plan& plan);
+std::vector<RawTensor> jit_run(const tracing::Plan& plan, std::span<const RawTensor> leaves);
+/// The plan's listing (tracing::Plan::explain).
+std::string jit_explain(const tracing::Plan& plan);
 
 template <class X>
 struct is_std_vector : std::false_type {};
@@ -261,8 +261,8 @@ class Jit {
   /// A cached plan.
   struct Entry {
     virtual ~Entry() = default;
-    std::shared_ptr<const raw::Plan> plan;  ///< the plan
-    std::vector<detail::JitLeaf> leaves;    ///< the input tensors it was traced for
+    std::shared_ptr<const tracing::Plan> plan;  ///< the plan
+    std::vector<detail::JitLeaf> leaves;        ///< the input tensors it was traced for
   };
   /// A cached plan for arguments of key type K and a result of type R.
   template <class K, class R>
@@ -302,7 +302,7 @@ class Jit {
       }
     }
     std::optional<R> r;
-    std::shared_ptr<const raw::Plan> plan =
+    std::shared_ptr<const tracing::Plan> plan =
         detail::jit_trace(leaves, [&](std::vector<RawTensor>& outs) {
           r.emplace(f_(xs...));
           detail::jit_collect(*r, outs);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Compiling a trace into a plan and running it (raw/plan.hpp).
-#include "raw/plan.hpp"
+// Compiling a trace into a plan and running it (jit/plan.hpp).
+#include "jit/plan.hpp"
 
 #include <algorithm>
 #include <exception>
@@ -8,10 +8,10 @@
 #include <utility>
 
 #include "core/error.hpp"
-#include "raw/fuse.hpp"
+#include "jit/fuse.hpp"
 #include "raw/ops.hpp"
 
-namespace strata::raw {
+namespace strata::tracing {
 
 using strata::detail::fail;
 using Kind = TraceSource::Kind;
@@ -60,8 +60,8 @@ Plan::Plan(Trace trace) : trace_(std::move(trace)) {
   // Sources written in place: their value changes during a call, so nothing reading them folds.
   std::vector<bool> written(sources, false);
   for (const TraceStep& s : trace_.steps) {
-    if (s.effect == trace::Effect::pure) continue;
-    const std::size_t k = s.effect == trace::Effect::writes_first ? 1 : s.in.size();
+    if (s.effect == raw::trace::Effect::pure) continue;
+    const std::size_t k = s.effect == raw::trace::Effect::writes_first ? 1 : s.in.size();
     for (std::size_t j = 0; j < std::min(k, s.in.size()); ++j) {
       if (s.in[j].source >= 0) written[std::size_t(s.in[j].source)] = true;
     }
@@ -73,7 +73,7 @@ Plan::Plan(Trace trace) : trace_(std::move(trace)) {
   fate_.assign(n, Fate::dropped);
   for (std::size_t i = n; i-- > 0;) {
     const TraceStep& s = trace_.steps[i];
-    bool keep = s.effect != trace::Effect::pure;
+    bool keep = s.effect != raw::trace::Effect::pure;
     for (const TraceRef& r : s.out) keep = keep || (r.source >= 0 && needed[std::size_t(r.source)]);
     if (!keep) continue;
     fate_[i] = Fate::run;
@@ -85,7 +85,7 @@ Plan::Plan(Trace trace) : trace_(std::move(trace)) {
   // computed once, at tracing; their results are kept.
   constant_.assign(sources, false);
   for (std::size_t i = 0; i < n; ++i) {
-    if (fate_[i] != Fate::run || trace_.steps[i].effect != trace::Effect::pure) continue;
+    if (fate_[i] != Fate::run || trace_.steps[i].effect != raw::trace::Effect::pure) continue;
     const TraceStep& s = trace_.steps[i];
     bool fold = std::all_of(s.in.begin(), s.in.end(), [&](const TraceRef& r) {
       return r.source < 0 || constant_[std::size_t(r.source)];
@@ -121,7 +121,7 @@ Plan::Plan(Trace trace) : trace_(std::move(trace)) {
       src.storage.reset();  // a call's own inputs take its place
     }
   }
-  // Elementwise chains run as fused groups (raw/fuse.hpp).
+  // Elementwise chains run as fused groups (jit/fuse.hpp).
   std::vector<bool> run(n);
   for (std::size_t i = 0; i < n; ++i) run[i] = fate_[i] == Fate::run;
   groups_ = fuse(trace_, run, last);
@@ -260,8 +260,8 @@ std::vector<RawTensor> Plan::run(std::span<const RawTensor> inputs) const {
     RawTensor y = at(r.source).read(r);
     // A constant is the plan's own: each call returns a fresh copy, as eager calls would.
     if (constant_[std::size_t(r.source)]) {
-      RawTensor copy = empty(r.layout.shape, r.dtype, y.device());
-      copy_(copy, y);
+      RawTensor copy = raw::empty(r.layout.shape, r.dtype, y.device());
+      raw::copy_(copy, y);
       y = copy;
     }
     results.push_back(std::move(y));
@@ -294,8 +294,8 @@ std::string Plan::explain() const {
       if (fate_[i] == Fate::run && s.in[k].source >= 0) read += bytes_of(s.in[k]);
     }
     os << ')';
-    if (s.effect == trace::Effect::writes_first) os << " writes its first operand";
-    if (s.effect == trace::Effect::effect) os << " effect";
+    if (s.effect == raw::trace::Effect::writes_first) os << " writes its first operand";
+    if (s.effect == raw::trace::Effect::effect) os << " effect";
     for (std::size_t k = 0; k < s.out.size(); ++k) {
       os << (k ? ", " : " -> ") << describe(s.out[k]);
       if (fate_[i] == Fate::run) wrote += bytes_of(s.out[k]);
@@ -306,4 +306,4 @@ std::string Plan::explain() const {
   return os.str();
 }
 
-}  // namespace strata::raw
+}  // namespace strata::tracing

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-/// The trace of a function's raw calls (raw/trace.hpp records it) and the plan compiled from
-/// it: st::jit's (ad/jit.hpp) level below the tensors.
+/// The trace of a function's raw calls (jit/recorder.hpp records it through raw/trace.hpp's
+/// hooks) and the plan compiled from it: what st::jit (jit/jit.hpp) runs.
 ///
 /// A trace names every tensor by a source: an input of the function, a captured tensor (one it
 /// read that none of its calls made: a parameter in its closure) or a result of a recorded
@@ -20,7 +20,7 @@
 
 #include "raw/trace.hpp"
 
-namespace strata::raw {
+namespace strata::tracing {
 
 /// One tensor of a trace as an operand reads it.
 struct TraceRef {
@@ -41,13 +41,13 @@ struct TraceSource {
 
 /// One recorded call.
 struct TraceStep {
-  std::string op;                              ///< the primitive's name
-  trace::Effect effect = trace::Effect::pure;  ///< what it does besides returning results
-  std::vector<TraceRef> in;                    ///< its operands
-  std::vector<TraceRef> out;                   ///< its results (sources it made, or views of them)
-  trace::Kernel kernel;                        ///< runs it again
-  trace::Elementwise ew;                       ///< which elementwise primitive (for the fuser)
-  Device device;                               ///< where its results are
+  std::string op;                                        ///< the primitive's name
+  raw::trace::Effect effect = raw::trace::Effect::pure;  ///< what it does besides returning results
+  std::vector<TraceRef> in;                              ///< its operands
+  std::vector<TraceRef> out;   ///< its results (sources it made, or views of them)
+  raw::trace::Kernel kernel;   ///< runs it again
+  raw::trace::Elementwise ew;  ///< which elementwise primitive (for the fuser)
+  Device device;               ///< where its results are
 };
 
 /// A recorded trace: st::jit builds the plan from it.
@@ -58,7 +58,7 @@ struct Trace {
   std::vector<TraceRef> outputs;      ///< the function's result leaves
 };
 
-struct FusedGroup;  // raw/fuse.hpp
+struct FusedGroup;  // jit/fuse.hpp
 
 /// A trace compiled for replay. run() may be called from several
 /// threads at once.
@@ -81,7 +81,7 @@ class Plan {
     std::size_t recorded = 0;  ///< steps in the trace
     std::size_t run = 0;       ///< steps each call runs
     std::size_t folded = 0;    ///< steps computed once, at tracing
-    std::size_t fused = 0;     ///< of the steps run, those in fused groups (raw/fuse.hpp)
+    std::size_t fused = 0;     ///< of the steps run, those in fused groups (jit/fuse.hpp)
     std::size_t groups = 0;    ///< fused groups
   };
   /// How many steps the plan has of each kind.
@@ -108,36 +108,4 @@ class Plan {
   Counts counts_;
 };
 
-namespace trace {
-
-/// Records, on this thread, every raw call made while it lives (nested: throws ValueError if
-/// a recorder is already active). st::jit's only entry point to tracing.
-class Recorder {
- public:
-  /// Starts recording a function whose input leaves are `inputs`.
-  explicit Recorder(std::span<const RawTensor> inputs);
-  /// Stops recording.
-  ~Recorder();
-  Recorder(const Recorder&) = delete;
-  Recorder& operator=(const Recorder&) = delete;
-
-  /// The trace, with the function's result leaves `outputs`; recording stops.
-  Trace finish(std::span<const RawTensor> outputs);
-
-  /// The source an operand reads, as a reference (registers a captured tensor on first
-  /// sight; with `check`, ValueError when something unrecorded wrote it since).
-  TraceRef ref(std::string_view op, const RawTensor& x, bool check = true);
-  /// Appends a call that has run.
-  void append(std::string_view op, Effect effect, std::vector<RawTensor> in,
-              std::span<const RawTensor> out, Kernel kernel, Elementwise ew = {});
-  /// Whether x's storage holds a value computed from the inputs.
-  bool traced(const RawTensor& x) const;
-
- private:
-  Trace trace_;
-  std::unordered_map<const Storage*, int32_t> source_of_;
-  std::vector<bool> traced_;  ///< per source: depends on an input
-};
-
-}  // namespace trace
-}  // namespace strata::raw
+}  // namespace strata::tracing

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
-// Recording a trace (raw/trace.hpp, raw/plan.hpp): the thread's recorder, and how it names
-// each tensor a recorded call reads or makes by the storage underneath.
+// The recording hooks (raw/trace.hpp): what every raw primitive calls, forwarded to the
+// thread's sink when one records.
+#include "raw/trace.hpp"
+
 #include <utility>
 
 #include "core/error.hpp"
-#include "raw/plan.hpp"
 
 namespace strata::raw::trace {
 
@@ -19,108 +20,19 @@ void append(std::string_view op, Effect effect, std::vector<RawTensor> in,
 
 void check_operands(std::string_view op, std::span<const RawTensor> in) {
   for (const RawTensor& x : in) {
-    if (x.defined()) active->ref(op, x);
+    if (x.defined()) active->read(op, x);
   }
 }
 
 }  // namespace detail
 
-Recorder::Recorder(std::span<const RawTensor> inputs) {
+void attach(Sink& sink) {
   if (detail::active) fail<ValueError>("jit", "a trace is already recording on this thread");
-  for (const RawTensor& x : inputs) {
-    if (!x.defined()) fail<ValueError>("jit", "an input tensor is undefined");
-    auto [it, fresh] = source_of_.try_emplace(x.storage().get(), int32_t(trace_.sources.size()));
-    if (fresh) {
-      trace_.sources.push_back({TraceSource::Kind::input, int32_t(trace_.input_source.size()),
-                                x.storage(), x.version()});
-      traced_.push_back(true);
-    }
-    trace_.input_source.push_back(it->second);
-  }
-  detail::active = this;
+  detail::active = &sink;
 }
 
-Recorder::~Recorder() {
-  if (detail::active == this) detail::active = nullptr;
-}
-
-TraceRef Recorder::ref(std::string_view op, const RawTensor& x, bool check) {
-  const Storage* s = x.storage().get();
-  auto [it, fresh] = source_of_.try_emplace(s, int32_t(trace_.sources.size()));
-  if (fresh) {
-    trace_.sources.push_back({TraceSource::Kind::captured, -1, x.storage(), x.version()});
-    traced_.push_back(false);
-  }
-  const TraceSource& src = trace_.sources[std::size_t(it->second)];
-  if (check && src.version != x.version()) {
-    fail<ValueError>("jit", op, " reads a tensor of shape ", x.shape(),
-                     " that was written in place by something jit does not record (a "
-                     "collective, a write through data()); call it outside the jitted function");
-  }
-  return {it->second, x.layout(), x.dtype()};
-}
-
-bool Recorder::traced(const RawTensor& x) const {
-  auto it = source_of_.find(x.storage().get());
-  return it != source_of_.end() && traced_[std::size_t(it->second)];
-}
-
-void Recorder::append(std::string_view op, Effect effect, std::vector<RawTensor> in,
-                      std::span<const RawTensor> out, Kernel kernel, Elementwise ew) {
-  TraceStep step{std::string(op), effect, {}, {}, std::move(kernel), ew, Device::cpu()};
-  if (!out.empty() && out[0].defined()) step.device = out[0].device();
-  bool depends = false;
-  for (const RawTensor& x : in) {
-    step.in.push_back(x.defined() ? ref(op, x, false) : TraceRef{});
-    depends = depends || (x.defined() && traced(x));
-  }
-  const int32_t index = int32_t(trace_.steps.size());
-  if (effect != Effect::pure) {
-    // What it wrote now reads as written by this step; a written value depends on the
-    // inputs when any operand did.
-    const std::size_t written =
-        effect == Effect::writes_first ? std::min<std::size_t>(1, in.size()) : in.size();
-    for (std::size_t k = 0; k < written; ++k) {
-      const int32_t s = step.in[k].source;
-      if (s < 0) continue;
-      trace_.sources[std::size_t(s)].version = in[k].version();
-      if (depends) traced_[std::size_t(s)] = true;
-    }
-  }
-  for (const RawTensor& y : out) {
-    if (!y.defined()) {
-      step.out.push_back({});
-      continue;
-    }
-    auto [it, fresh] = source_of_.try_emplace(y.storage().get(), int32_t(trace_.sources.size()));
-    if (fresh) {
-      trace_.sources.push_back({TraceSource::Kind::step, index, y.storage(), y.version()});
-      traced_.push_back(depends);
-    } else if (trace_.sources[std::size_t(it->second)].kind != TraceSource::Kind::step ||
-               trace_.sources[std::size_t(it->second)].index != index) {
-      // A result that is a view of an operand (reshape of a contiguous tensor, a cast to the
-      // same dtype): replay gives the same view, so the step is not needed for it.
-      step.out.push_back({-1, y.layout(), y.dtype()});
-      continue;
-    }
-    step.out.push_back({it->second, y.layout(), y.dtype()});
-  }
-  trace_.steps.push_back(std::move(step));
-}
-
-Trace Recorder::finish(std::span<const RawTensor> outputs) {
-  detail::active = nullptr;
-  for (const RawTensor& y : outputs) {
-    if (!y.defined()) fail<ValueError>("jit", "the function returned an undefined tensor");
-    const Storage* s = y.storage().get();
-    auto [it, fresh] = source_of_.try_emplace(s, int32_t(trace_.sources.size()));
-    if (fresh) {
-      trace_.sources.push_back({TraceSource::Kind::captured, -1, y.storage(), y.version()});
-      traced_.push_back(false);
-    }
-    trace_.outputs.push_back({it->second, y.layout(), y.dtype()});
-  }
-  return std::move(trace_);
+void detach(Sink& sink) {
+  if (detail::active == &sink) detail::active = nullptr;
 }
 
 void effect(std::string_view op, std::vector<RawTensor> xs,

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-/// The hooks st::jit records through (ad/jit.hpp). While a trace is recording on this thread,
+/// The hooks st::jit records through (jit/jit.hpp). While a sink is recording on this thread,
 /// each outermost call of a raw primitive (raw/ops.hpp, raw/linalg.hpp) runs as usual and is
-/// also appended to the trace: the primitive's name, its operands (by storage and layout), its
-/// results and a kernel that calls it again with the same parameters. raw/plan.hpp turns the
-/// trace into a plan that replays those kernels on new inputs.
+/// also handed to the sink: the primitive's name, its operands, its results and a kernel that
+/// calls it again with the same parameters. The sink is jit/'s recorder (jit/recorder.hpp),
+/// which builds the trace that jit/plan.hpp compiles into a plan; raw/ knows only the Sink
+/// interface, so the layer that compiles plans sits above the tensors.
 ///
 /// Calls made inside a recorded call (raw::matmul's own raw::contiguous) are part of it and
 /// are not recorded again. Reading a traced value at the top (to_host: item(), to_vector(),
@@ -35,7 +36,7 @@ enum class Effect : uint8_t {
   effect,        ///< may write any operand and act on host state (a check, an optimiser step)
 };
 
-/// What a plan's fuser (raw/fuse.hpp) needs of an elementwise primitive: which one it is.
+/// What a plan's fuser (jit/fuse.hpp) needs of an elementwise primitive: which one it is.
 struct Elementwise {
   /// The elementwise primitives (none: any other).
   enum class Kind : uint8_t { none, unary, binary, where };
@@ -43,11 +44,24 @@ struct Elementwise {
   uint8_t op = 0;          ///< its UnaryOp or BinaryOp
 };
 
-class Recorder;
+/// What records a thread's raw calls: jit/recorder.hpp implements it.
+class Sink {
+ public:
+  virtual ~Sink() = default;
+  /// Notes that op reads x; throws ValueError when something the sink did not see wrote x
+  /// since the sink last saw it.
+  virtual void read(std::string_view op, const RawTensor& x) = 0;
+  /// Takes a call that has run: its operands `in`, its results `out` (none for an in-place
+  /// primitive or an effect) and the kernel that runs it again.
+  virtual void append(std::string_view op, Effect effect, std::vector<RawTensor> in,
+                      std::span<const RawTensor> out, Kernel kernel, Elementwise ew) = 0;
+  /// Whether x holds a value computed from the traced function's inputs.
+  virtual bool traced(const RawTensor& x) const = 0;
+};
 
 namespace detail {
-/// The recorder of this thread's trace (null when none records).
-inline thread_local Recorder* active = nullptr;
+/// The sink of this thread's trace (null when none records).
+inline thread_local Sink* active = nullptr;
 /// How many recorded calls are running on this thread (their inner calls are not recorded).
 inline thread_local int depth = 0;
 
@@ -75,6 +89,14 @@ std::vector<RawTensor> results(const R& r) {
   }
 }
 }  // namespace detail
+
+/// Makes `sink` record this thread's raw calls until detach(); throws ValueError when a sink
+/// already records on this thread (traces do not nest).
+void attach(Sink& sink);
+/// Stops `sink` recording (nothing when it is not the thread's sink).
+void detach(Sink& sink);
+/// True when a sink records on this thread (inside a recorded call too).
+inline bool active() { return detail::active != nullptr; }
 
 /// True when a trace records on this thread and no recorded call is running: a raw primitive
 /// called now is recorded.

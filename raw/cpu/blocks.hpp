@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 /// The elementwise primitives on one block of elements, for a plan's fused chains
-/// (raw/fuse.hpp): out[i] = op(in[i * s]...) for i < n, each operand's step s 1 (dense) or 0
+/// (jit/fuse.hpp): out[i] = op(in[i * s]...) for i < n, each operand's step s 1 (dense) or 0
 /// (one value for the whole block). Each element is computed by the same functor or vmath
 /// kernel as the eager kernel (elementwise.cpp), whose results do not depend on an element's
 /// position, so a fused chain gives eager's bits. `dtype` is the operands' (a and b's for

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Tests for raw/fuse.hpp: a plan's fused elementwise chains give eager's bits on every fused
+// Tests for jit/fuse.hpp: a plan's fused elementwise chains give eager's bits on every fused
 // pattern (dense and broadcast operands, comparisons into where, the NaN-safe products of the
 // backward pass, integer dtypes, values read after the chain, blocks split across threads,
 // lengths that are no multiple of a block or a vector), and the chains fuse as described.
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "ad/jit.hpp"
+#include "jit/jit.hpp"
 #include "support/naive.hpp"
 
 namespace st = strata;

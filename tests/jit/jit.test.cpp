@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Tests for ad/jit.hpp and raw/plan.hpp: a plan replays f bit for bit (the same kernels on the
+// Tests for jit/jit.hpp and jit/plan.hpp: a plan replays f bit for bit (the same kernels on the
 // same operands as eager), for every transform wrapped in jit; signatures retrace; captured
 // tensors are read at every call; side effects run once; bad uses give clear errors.
 #include <catch2/catch.hpp>
@@ -10,7 +10,7 @@
 #include <tuple>
 #include <vector>
 
-#include "ad/jit.hpp"
+#include "jit/jit.hpp"
 #include "support/message_of.hpp"
 #include "support/naive.hpp"
 

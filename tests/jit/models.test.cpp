@@ -5,7 +5,7 @@
 #include <catch2/catch.hpp>
 #include <strata.hpp>
 
-#include "ad/jit.hpp"
+#include "jit/jit.hpp"
 #include "examples/fashion_cnn_model.hpp"
 #include "support/naive.hpp"
 

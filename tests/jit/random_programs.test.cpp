@@ -9,7 +9,7 @@
 #include <string>
 #include <tuple>
 
-#include "ad/jit.hpp"
+#include "jit/jit.hpp"
 #include "support/naive.hpp"
 #include "support/random_program.hpp"
 
