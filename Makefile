@@ -38,7 +38,7 @@ GRADBENCH_TOOLS ?= strata manual pytorch finite
 # Debian 12's clang 14 and its runtimes (ASan, UBSan, TSan, libFuzzer).
 CLANG_PACKAGES := clang libclang-rt-14-dev
 
-.PHONY: all deps bench-deps gradbench gradbench-deps clang-deps build test docs demo demo-dist bench-dist bench bench-avx2 test-sanitize test-clang \
+.PHONY: all deps bench-deps gradbench gradbench-deps clang-deps build build-bench test test-bench docs demo demo-dist bench-dist bench bench-avx2 test-sanitize test-clang \
         test-tsan fuzz format clean gpu-deps
 
 all: build
@@ -67,8 +67,20 @@ build: deps
 	  -DSTRATA_BUILD_EXAMPLES=ON -DSTRATA_BUILD_BENCH=ON $(CMAKE_FLAGS)
 	cmake --build $(BUILD) -j$(JOBS)
 
+# Every test but the benchmark programs' (label bench: make test-bench).
 test: build
-	cd $(BUILD) && ctest --output-on-failure --no-tests=error -j$(JOBS)
+	cd $(BUILD) && ctest --output-on-failure --no-tests=error -j$(JOBS) -LE bench
+
+# The benchmark programs (strata_bench, the GradBench tool, the data-parallel row) are left
+# out of `make build`, which keeps make test's cold build short; these build and test them.
+build-bench: build
+	cmake --build $(BUILD) -j$(JOBS) --target strata_benchmarks
+
+# The benchmark programs' own tests: strata_bench's --print-isa and --merge, and GradBench's
+# smoke run (hello, one gmm and one lse input, validated by the evals; skipped without a
+# GradBench checkout or its Python modules).
+test-bench: build-bench
+	cd $(BUILD) && ctest --output-on-failure --no-tests=error -j$(JOBS) -L bench
 
 # The API reference, from the installed headers, into $(BUILD)/docs/html
 # (fails on any undocumented public symbol; ctest runs the same check).
@@ -102,7 +114,7 @@ demo-dist: build
 # threads (DIST_THREADS): on 16 cores, make bench-dist MPI_NP=4 runs 4 ranks x 4 threads.
 # JSON in $(BUILD)/bench/results_dist.json.
 DIST_THREADS ?= $(shell n=$$(( $(JOBS) / $(MPI_NP) )); [ $$n -ge 1 ] && echo $$n || echo 1)
-bench-dist: build
+bench-dist: build-bench
 	@test -x $(BUILD)/bench/strata_bench_ddp || \
 	  { echo "strata: the dist layer was not built (no MPI found: make deps installs it)"; exit 1; }
 	$(MPI_ENV) STRATA_NUM_THREADS=$(DIST_THREADS) mpirun -np $(MPI_NP) \
@@ -115,7 +127,7 @@ bench-dist: build
 # and results_avx2.json, both merged into build/bench/results.json. An
 # OPENBLAS_CORETYPE inherited from the shell is dropped (strata_bench picks
 # OpenBLAS's best kernels for the CPU); run the binary directly to keep it.
-bench: bench-deps build
+bench: bench-deps build-bench
 	@rm -f $(BUILD)/bench/results_avx2.json
 	env -u OPENBLAS_CORETYPE ./$(BUILD)/bench/strata_bench --out $(BUILD)/bench/results_native.json
 	@if [ "$$(./$(BUILD)/bench/strata_bench --print-isa)" = avx512 ]; then \
@@ -127,14 +139,14 @@ bench: bench-deps build
 # strata against GradBench's evals, with GradBench's manual (hand-written C++) and pytorch tools
 # as peers in the same run, one thread each (bench/gradbench/README.md): the table on stdout,
 # every evaluation in $(BUILD)/bench/gradbench.json, the message logs in $(BUILD)/bench/gradbench/.
-gradbench: gradbench-deps build
+gradbench: gradbench-deps build-bench
 	/usr/bin/python3 bench/gradbench/driver.py --gradbench $(GRADBENCH) \
 	  --strata-bin $(BUILD)/bench/gradbench/strata_gradbench --out $(BUILD)/bench \
 	  --preset $(GRADBENCH_PRESET) --tools $(GRADBENCH_TOOLS)
 
 # The same run with strata and every peer restricted to AVX2, so the AVX2 paths
 # are measured on an AVX-512 machine too: JSON in build/bench/results_avx2.json.
-bench-avx2: bench-deps build
+bench-avx2: bench-deps build-bench
 	cmake --build $(BUILD) -j$(JOBS) --target strata_bench_eigen_avx2
 	STRATA_ISA=avx2 DNNL_MAX_CPU_ISA=AVX2 OPENBLAS_CORETYPE=Haswell ATEN_CPU_CAPABILITY=avx2 \
 	  ./$(BUILD)/bench/strata_bench --out $(BUILD)/bench/results_avx2.json

@@ -195,8 +195,9 @@ if ! run_step configure 120 "$OUT/build.log" \
     -DSLEEF_INCLUDE_DIR="$PREFIX/usr/include/x86_64-linux-gnu" \
     -DSLEEF_LIBRARY="$PREFIX/usr/lib/x86_64-linux-gnu/libsleef.so" || exit 1
 fi
-read -ra TARGETS <<<"${GPU_CHECK_BUILD_TARGETS:-}"
-[ ${#TARGETS[@]} -gt 0 ] && TARGETS=(--target "${TARGETS[@]}")
+# Everything, the benchmark programs (left out of `all`) included, unless told otherwise.
+read -ra TARGETS <<<"${GPU_CHECK_BUILD_TARGETS:-all strata_benchmarks}"
+TARGETS=(--target "${TARGETS[@]}")
 run_step build 360 "$OUT/build.log" cmake --build "$BUILD" -j "$JOBS" "${TARGETS[@]}"
 built=$?
 {

@@ -7,7 +7,7 @@
 # libgomp), and only run there. bench/gpu_check.sh, which builds there, stays
 # the whole check.
 #
-#   bench/gpu_quick.sh pack [BUILD]   here, after building BUILD (default: build)
+#   bench/gpu_quick.sh pack [BUILD]   here, after make build-bench (BUILD, default: build)
 #                                     -> .gpu-bin/bin.tar.xz (git-ignored)
 #   OUT=folder bench/gpu_quick.sh run there, from the checkout's root
 #
@@ -31,7 +31,7 @@ RUNNERS=(tests/strata_cuda_tests tests/strata_raw_tests tests/strata_diff_tests
 pack() {
   local build=${1:-build} stage
   for r in "${RUNNERS[@]}"; do
-    [ -x "$build/$r" ] || { echo "gpu_quick: $build/$r is missing: build it first" >&2; return 1; }
+    [ -x "$build/$r" ] || { echo "gpu_quick: $build/$r is missing: build it first (make build-bench)" >&2; return 1; }
   done
   ldd "$build/tests/strata_cuda_tests" | grep -q libcudart ||
     { echo "gpu_quick: $build was built without the CUDA backend" >&2; return 1; }
