@@ -183,10 +183,10 @@ test-clang: clang-deps
 # ThreadSanitizer (clang): every layer's test cases tagged [threads], those that run
 # code on several threads on purpose (tests/CMakeLists.txt): the thread pool, the
 # threaded kernels at every thread count, tapes recorded on several threads, the
-# parallel stress test.
+# parallel stress test, jitted functions called and traced on several threads.
 # Reports in third-party runtimes are suppressed by tests/tsan.supp (each entry says
 # why); strata's own code has none.
-TSAN_SUITES := core raw diff ad nn
+TSAN_SUITES := core raw diff ad nn jit
 test-tsan: clang-deps
 	CC=clang CXX=clang++ cmake -S . -B $(TSAN_BUILD) $(call generator,$(TSAN_BUILD)) $(SAN_BUILD_TYPE) -DSTRATA_TSAN=ON \
 	  -DSTRATA_CUDA=OFF -DSTRATA_MPI=OFF -DSTRATA_BUILD_TESTS=ON -DSTRATA_BUILD_EXAMPLES=OFF \

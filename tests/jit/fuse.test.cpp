@@ -12,16 +12,12 @@
 
 #include "jit/jit.hpp"
 #include "support/naive.hpp"
+#include "support/same_bits.hpp"
 
 namespace st = strata;
-using strata::testing::bits;
+using strata::testing::same_bits;
 
 namespace {
-
-/// Bit-for-bit equality of two tensors (shape, dtype and every byte of their elements).
-bool same_bits(const st::Tensor& a, const st::Tensor& b) {
-  return a.shape() == b.shape() && a.dtype() == b.dtype() && bits(a.raw()) == bits(b.raw());
-}
 
 /// Runs f eagerly and through a plan (traced on x0, replayed on x) and requires the same bits;
 /// returns the plan's listing.

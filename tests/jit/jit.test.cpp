@@ -13,16 +13,12 @@
 #include "jit/jit.hpp"
 #include "support/message_of.hpp"
 #include "support/naive.hpp"
+#include "support/same_bits.hpp"
 
 namespace st = strata;
-using strata::testing::bits;
+using strata::testing::same_bits;
 
 namespace {
-
-/// Bit-for-bit equality of two tensors (shape, dtype and every byte of their elements).
-bool same(const st::Tensor& a, const st::Tensor& b) {
-  return a.shape() == b.shape() && a.dtype() == b.dtype() && bits(a.raw()) == bits(b.raw());
-}
 
 /// A smooth scalar function of a vector, several ops deep (elementwise, reductions, matmul).
 auto smooth = [](const auto& x) {
@@ -42,11 +38,11 @@ TEST_CASE("jit replays a function bit for bit on new inputs", "[jit]") {
   auto jf = st::jit(f);
   st::reset_jit_stats();
   const st::Tensor x0 = st::randn({5, 4}, 1, st::f64), y0 = st::randn({5, 4}, 2, st::f64);
-  REQUIRE(same(jf(x0, y0), f(x0, y0)));
+  REQUIRE(same_bits(jf(x0, y0), f(x0, y0)));
   for (uint64_t seed = 3; seed < 6; ++seed) {
     const st::Tensor x = st::randn({5, 4}, seed, st::f64),
                      y = st::randn({5, 4}, seed + 10, st::f64);
-    REQUIRE(same(jf(x, y), f(x, y)));
+    REQUIRE(same_bits(jf(x, y), f(x, y)));
   }
   const st::JitStats s = st::jit_stats();
   CHECK(s.traces == 1);
@@ -58,35 +54,35 @@ TEST_CASE("jit captures grad, value_and_grad, hessian and vmap whole", "[jit]") 
   const st::Tensor x0 = st::randn({6}, 7, st::f64), x1 = st::randn({6}, 8, st::f64);
   SECTION("grad") {
     auto g = st::jit(st::grad(smooth));
-    REQUIRE(same(g(x0), st::grad(smooth)(x0)));
-    REQUIRE(same(g(x1), st::grad(smooth)(x1)));
+    REQUIRE(same_bits(g(x0), st::grad(smooth)(x0)));
+    REQUIRE(same_bits(g(x1), st::grad(smooth)(x1)));
   }
   SECTION("value_and_grad") {
     auto vg = st::jit(st::value_and_grad(smooth));
     (void)vg(x0);
     auto [v, g] = vg(x1);
     auto [ve, ge] = st::value_and_grad(smooth)(x1);
-    REQUIRE(same(v, ve));
-    REQUIRE(same(g, ge));
+    REQUIRE(same_bits(v, ve));
+    REQUIRE(same_bits(g, ge));
   }
   SECTION("hessian") {
     auto h = st::jit(st::hessian(smooth));
     (void)h(x0);
-    REQUIRE(same(h(x1), st::hessian(smooth)(x1)));
+    REQUIRE(same_bits(h(x1), st::hessian(smooth)(x1)));
   }
   SECTION("vmap of grad") {
     auto per_example = st::jit(st::vmap(st::grad(smooth)));
     const st::Tensor b0 = st::randn({4, 6}, 9, st::f64), b1 = st::randn({4, 6}, 10, st::f64);
     (void)per_example(b0);
-    REQUIRE(same(per_example(b1), st::vmap(st::grad(smooth))(b1)));
+    REQUIRE(same_bits(per_example(b1), st::vmap(st::grad(smooth))(b1)));
   }
 }
 
 TEST_CASE("grad of a jitted function differentiates f", "[jit]") {
   auto jf = st::jit(smooth);
   const st::Tensor x = st::randn({6}, 11, st::f64);
-  REQUIRE(same(st::grad(jf)(x), st::grad(smooth)(x)));
-  REQUIRE(same(st::jit(st::grad(jf))(x), st::grad(smooth)(x)));
+  REQUIRE(same_bits(st::grad(jf)(x), st::grad(smooth)(x)));
+  REQUIRE(same_bits(st::jit(st::grad(jf))(x), st::grad(smooth)(x)));
 }
 
 TEST_CASE("jit traces again for a new signature and keeps a bounded cache", "[jit]") {
@@ -100,13 +96,13 @@ TEST_CASE("jit traces again for a new signature and keeps a bounded cache", "[ji
   (void)jf(st::ones({3}, st::f64), 2.0);  // a new dtype (ones is f32 by default)
   const st::Tensor wide = st::randn({3, 4}, 12, st::f64);
   const st::Tensor x = st::transpose(wide, 0, 1);  // new strides
-  REQUIRE(same(jf(x, 2.0), f(x, 2.0)));
+  REQUIRE(same_bits(jf(x, 2.0), f(x, 2.0)));
   CHECK(st::jit_stats().traces == 5);
   CHECK(st::jit_stats().hits == 1);
   CHECK(jf.cached() == 5);
   jf.set_cache_size(2);
   CHECK(jf.cached() == 2);
-  REQUIRE(same(jf(st::ones({3}), 2.0), f(st::ones({3}), 2.0)));
+  REQUIRE(same_bits(jf(st::ones({3}), 2.0), f(st::ones({3}), 2.0)));
   CHECK_THROWS_AS(jf.set_cache_size(0), st::ValueError);
 }
 
@@ -115,9 +111,9 @@ TEST_CASE("jit reads captured tensors at every call", "[jit]") {
   auto f = [&w](const st::Tensor& x) { return st::sum(x * w); };
   auto jf = st::jit(f);
   const st::Tensor x = st::randn({4}, 14, st::f64);
-  REQUIRE(same(jf(x), f(x)));
+  REQUIRE(same_bits(jf(x), f(x)));
   w.add_(st::ones({4}, st::f64));  // an in-place update, as an optimiser makes
-  REQUIRE(same(jf(x), f(x)));
+  REQUIRE(same_bits(jf(x), f(x)));
   w = st::zeros({4}, st::f64);  // the variable now names another tensor
   const std::string msg = st::testing::message_of<st::Error>([&] { (void)jf(x); });
   CHECK(msg.find("captured") != std::string::npos);
@@ -143,9 +139,9 @@ TEST_CASE("jit folds constants and returns them fresh", "[jit]") {
   (void)jf(x);
   CHECK(st::jit_stats().steps_folded >= 3);
   auto [y, z] = jf(x);
-  REQUIRE(same(y, f(x).first));
+  REQUIRE(same_bits(y, f(x).first));
   z.add_(st::ones({2}, st::f64));  // the caller's copy, not the plan's
-  REQUIRE(same(jf(x).second, st::zeros({2}, st::f64)));
+  REQUIRE(same_bits(jf(x).second, st::zeros({2}, st::f64)));
   CHECK(jf.explain(x).find("folded") != std::string::npos);
 }
 
@@ -157,7 +153,7 @@ TEST_CASE("jit rejects reading a traced value", "[jit]") {
   // A captured constant may be read: it is not computed from the inputs.
   const st::Tensor k = st::full({1}, 2.0, st::f64);
   auto reads_capture = st::jit([&k](const st::Tensor& x) { return x * k.item<double>(); });
-  REQUIRE(same(reads_capture(st::ones({3}, st::f64)), st::full({3}, 2.0, st::f64)));
+  REQUIRE(same_bits(reads_capture(st::ones({3}, st::f64)), st::full({3}, 2.0, st::f64)));
 }
 
 TEST_CASE("jit: errors of a replayed step name the step", "[jit]") {
@@ -210,9 +206,9 @@ TEST_CASE("jit of a whole training step matches eager steps bit for bit", "[jit]
         st::from_vector(std::vector<int64_t>{0, 1, 2, 3, 3, 2, 1, int64_t(i % 4)}, {8});
     const st::Tensor le = step(eager_params, eager_opt, x, y);
     const st::Tensor lj = jitted(x, y);
-    REQUIRE(same(le, lj));
-    REQUIRE(same(eager_params.at("w"), jit_params.at("w")));
-    REQUIRE(same(eager_params.at("b"), jit_params.at("b")));
+    REQUIRE(same_bits(le, lj));
+    REQUIRE(same_bits(eager_params.at("w"), jit_params.at("w")));
+    REQUIRE(same_bits(eager_params.at("b"), jit_params.at("b")));
   }
   // A bad label is still caught on replay: the range check is an effect of the plan.
   const st::Tensor bad = st::from_vector(std::vector<int64_t>{0, 1, 2, 3, 3, 2, 1, 7}, {8});

@@ -5,8 +5,8 @@
 #include <catch2/catch.hpp>
 #include <strata.hpp>
 
-#include "jit/jit.hpp"
 #include "examples/fashion_cnn_model.hpp"
+#include "jit/jit.hpp"
 #include "support/naive.hpp"
 
 namespace st = strata;

@@ -12,18 +12,14 @@
 #include "jit/jit.hpp"
 #include "support/naive.hpp"
 #include "support/random_program.hpp"
+#include "support/same_bits.hpp"
 
 namespace st = strata;
-using st::testing::bits;
 using st::testing::Program;
 using st::testing::ProgramFn;
+using st::testing::same_bits;
 
 namespace {
-
-/// Bit-for-bit equality of two tensors (shape, dtype and every byte of their elements).
-bool identical(const st::Tensor& a, const st::Tensor& b) {
-  return a.shape() == b.shape() && a.dtype() == b.dtype() && bits(a.raw()) == bits(b.raw());
-}
 
 /// The program's result summed: a scalar to differentiate.
 struct SummedProgram {
@@ -55,21 +51,21 @@ TEST_CASE("jit: random programs replay with eager's bits (value, grad, vmap of g
       ++refused;
       continue;
     }
-    REQUIRE(identical(value(x1, y1), ProgramFn{&p}(x1, y1)));
+    REQUIRE(same_bits(value(x1, y1), ProgramFn{&p}(x1, y1)));
     auto grad = st::jit(st::grad(SummedProgram{&p}));
     (void)grad(x0, y0);
     const auto [gx, gy] = grad(x1, y1);
     const auto [ex, ey] = st::grad(SummedProgram{&p})(x1, y1);
-    REQUIRE(identical(gx, ex));
-    REQUIRE(identical(gy, ey));
+    REQUIRE(same_bits(gx, ex));
+    REQUIRE(same_bits(gy, ey));
     // Per-example gradients over a batch of three copies of the inputs, scaled apart.
     const st::Tensor bx = st::stack({x1, x1 * 0.5, x1 * 2.0}, 0);
     auto per_example = st::jit(st::vmap(st::grad(SummedProgram{&p}), {0, st::none}));
     (void)per_example(st::stack({x0, x0, x0}, 0), y0);
     const auto [vx, vy] = per_example(bx, y1);
     const auto [wx, wy] = st::vmap(st::grad(SummedProgram{&p}), {0, st::none})(bx, y1);
-    REQUIRE(identical(vx, wx));
-    REQUIRE(identical(vy, wy));
+    REQUIRE(same_bits(vx, wx));
+    REQUIRE(same_bits(vy, wy));
     for (const auto& n : p.nodes) {
       if (n.op >= 0) rows.insert(std::string(st::testing::program_ops()[std::size_t(n.op)].name));
     }
