@@ -40,6 +40,9 @@ constexpr int64_t kChunk = int64_t{1} << 15;  // reduced elements per partial re
 constexpr int64_t kColumnChunkRows = 256, kMaxColumnChunks = 64;
 constexpr int64_t kColumnPartials = int64_t{1} << 22;
 constexpr int64_t kColumnRange = 4096;
+// Rows of at most this many reduced positions (pooling windows, small axes) read their
+// positions from a table of offsets made once, instead of walking a strided plan per output.
+constexpr int64_t kShortRow = 64;
 
 struct Split {
   Layout kept;     // O positions: x's kept axes (with x's offset)
@@ -93,12 +96,29 @@ void reduce_rows(const RawTensor& out, const RawTensor& x, const Split& s) {
 
   const int64_t chunks = (s.R + kChunk - 1) / kChunk;
   if (chunks == 1) {
+    // The same steps in the same order either way: the table changes how positions are found,
+    // not which are reduced or when.
+    std::vector<int64_t> table;
+    if (s.R > 0 && s.R <= kShortRow) {
+      table.reserve(std::size_t(s.R));
+      StridedPlan<1> p = inner;
+      p.offsets[0] = 0;
+      for_each_block(p, 0, s.R, [&](const auto& off, int64_t n, const auto& st) {
+        for (int64_t i = 0; i < n; ++i) table.push_back(off[0] + i * st[0]);
+      });
+    }
     // Parallel over outputs; each reduces its R elements alone.
     parallel_for(0, s.O, std::max<int64_t>(1, kGrain / s.R), [&](int64_t lo, int64_t hi) {
       for_each_block(outer, lo, hi, [&](const auto& off, int64_t n, const auto& st) {
         for (int64_t i = 0; i < n; ++i) {
           Acc acc = R::init();
-          reduce_range(off[1] + i * st[1], 0, s.R, acc);
+          const int64_t start = off[1] + i * st[1];
+          if (table.empty()) {
+            reduce_range(start, 0, s.R, acc);
+          } else {
+            const T* v = xb + start;
+            for (int64_t r = 0; r < s.R; ++r) R::step(acc, v[table[std::size_t(r)]], r);
+          }
           ob[off[0] + i * st[0]] = R::finish(acc);
         }
       });

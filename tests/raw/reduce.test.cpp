@@ -70,6 +70,25 @@ TEST_CASE("reduce: every subset of axes, every layout, every dtype", "[raw]") {
   }
 }
 
+TEST_CASE("reduce: rows on either side of the short-row table, every layout", "[raw]") {
+  // Rows of up to 64 reduced positions read them from a table of offsets, longer ones walk a
+  // strided plan (raw/cpu/reduce.cpp): both against the reference, over a window-like view
+  // (pooling's reduced axes are two strided ones) and every layout.
+  std::mt19937_64 rng(20261206);
+  for (const st::Shape& shape : {st::Shape{5, 8, 8}, st::Shape{5, 5, 13}, st::Shape{3, 64, 2}}) {
+    for (st::testing::LayoutKind kind : st::testing::kAllLayouts) {
+      for (st::DType dtype : {st::f32, st::i64}) {
+        const st::RawTensor x = st::testing::random_tensor(shape, dtype, kind, rng);
+        for (st::ReduceOp op : kOps) {
+          INFO("shape " << shape << ", layout " << st::testing::layout_name(kind));
+          CHECK(check_reduce(op, x, {1, 2}, false) == "");  // 64, 65 and 128 positions
+          CHECK(check_reduce(op, x, {0, 2}, false) == "");  // 40, 65 and 6
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("reduce: keepdims and empty axes shapes", "[raw]") {
   std::mt19937_64 rng(7);
   const st::RawTensor x =
