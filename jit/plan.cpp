@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <map>
 #include <sstream>
 #include <utility>
 
@@ -66,6 +67,7 @@ Plan::Plan(Trace trace) : trace_(std::move(trace)) {
       if (s.in[j].source >= 0) written[std::size_t(s.in[j].source)] = true;
     }
   }
+  merge_repeats(written);
   // Dead steps: pure steps none of whose results is read by a later step that stays, or
   // returned.
   std::vector<bool> needed(sources, false);
@@ -269,6 +271,52 @@ std::vector<RawTensor> Plan::run(std::span<const RawTensor> inputs) const {
   return results;
 }
 
+void Plan::merge_repeats(const std::vector<bool>& written) {
+  // The same elementwise op on the same operands (each one source read through the same
+  // layout and dtype, never written in place) gives the same bits in the same layout, so
+  // readers of the repeat can read the first. Results written in place or returned are never
+  // merged: a write to one must not show in the other, and returned tensors stay distinct.
+  const std::size_t sources = trace_.sources.size();
+  std::vector<bool> returned(sources, false);
+  for (const TraceRef& r : trace_.outputs) returned[std::size_t(r.source)] = true;
+  std::vector<int32_t> reads(sources);  // per source: the source its readers read
+  for (std::size_t s = 0; s < sources; ++s) reads[s] = int32_t(s);
+  std::map<std::vector<int64_t>, int32_t> first;  // an op and its operands -> its result
+  auto add_ref = [](std::vector<int64_t>& key, const TraceRef& r) {
+    key.push_back(r.source);
+    key.push_back(int64_t(r.dtype));
+    key.push_back(r.layout.offset);
+    key.push_back(r.layout.shape.ndim());
+    for (std::size_t d = 0; d < r.layout.shape.size(); ++d) {
+      key.push_back(r.layout.shape[d]);
+      key.push_back(r.layout.strides[d]);
+    }
+  };
+  for (TraceStep& s : trace_.steps) {
+    for (TraceRef& r : s.in) {
+      if (r.source >= 0) r.source = reads[std::size_t(r.source)];
+    }
+    if (s.effect != raw::trace::Effect::pure || s.ew.kind == raw::trace::Elementwise::Kind::none ||
+        s.out.size() != 1 || s.out[0].source < 0) {
+      continue;
+    }
+    const int32_t result = s.out[0].source;
+    bool mergeable = !written[std::size_t(result)] && !returned[std::size_t(result)];
+    for (const TraceRef& r : s.in) {
+      mergeable = mergeable && r.source >= 0 && !written[std::size_t(r.source)];
+    }
+    if (!mergeable) continue;
+    std::vector<int64_t> key{int64_t(s.ew.kind), int64_t(s.ew.op)};
+    for (const TraceRef& r : s.in) add_ref(key, r);
+    add_ref(key, TraceRef{-1, s.out[0].layout, s.out[0].dtype});
+    auto [it, fresh] = first.try_emplace(std::move(key), result);
+    if (!fresh) {
+      reads[std::size_t(result)] = it->second;
+      ++counts_.merged;
+    }
+  }
+}
+
 std::string Plan::explain() const {
   std::ostringstream os;
   std::size_t inputs = 0, captured = 0;
@@ -279,7 +327,8 @@ std::string Plan::explain() const {
   os << "plan: " << counts_.recorded << " steps traced, " << counts_.run << " run per call ("
      << counts_.fused << " of them in " << counts_.groups << " fused groups), " << counts_.folded
      << " folded into constants, " << counts_.recorded - counts_.run - counts_.folded
-     << " dropped; " << inputs << " input storages, " << captured << " captured\n";
+     << " dropped (" << counts_.merged << " repeats of an earlier step); " << inputs
+     << " input storages, " << captured << " captured\n";
   std::size_t read = 0, wrote = 0;
   for (std::size_t i = 0; i < trace_.steps.size(); ++i) {
     const TraceStep& s = trace_.steps[i];

@@ -83,6 +83,7 @@ class Plan {
     std::size_t folded = 0;    ///< steps computed once, at tracing
     std::size_t fused = 0;     ///< of the steps run, those in fused groups (jit/fuse.hpp)
     std::size_t groups = 0;    ///< fused groups
+    std::size_t merged = 0;    ///< steps that repeated an earlier one (dropped: CSE)
   };
   /// How many steps the plan has of each kind.
   Counts counts() const { return counts_; }
@@ -90,6 +91,11 @@ class Plan {
  private:
   /// What compiling decided for a step.
   enum class Fate : uint8_t { run, folded, dropped };
+
+  /// Common subexpressions: makes the readers of an elementwise step that repeats an earlier
+  /// one read the earlier result instead (the step is then dead). `written`: per source,
+  /// whether a step writes it in place.
+  void merge_repeats(const std::vector<bool>& written);
 
   Trace trace_;
   std::vector<Fate> fate_;          ///< per step

@@ -145,6 +145,38 @@ TEST_CASE("jit folds constants and returns them fresh", "[jit]") {
   CHECK(jf.explain(x).find("folded") != std::string::npos);
 }
 
+TEST_CASE("jit merges repeated elementwise steps, never across an in-place write", "[jit]") {
+  const st::Tensor x0 = st::randn({3, 5}, 16, st::f64), x1 = st::randn({3, 5}, 17, st::f64);
+  SECTION("repeats read the first result") {
+    auto f = [](const st::Tensor& x) { return st::sin(x) * st::sin(x) + st::exp(x) * st::exp(x); };
+    auto jf = st::jit(f);
+    (void)jf(x0);
+    REQUIRE(same_bits(jf(x1), f(x1)));
+    CHECK(jf.explain(x1).find("(2 repeats of an earlier step)") != std::string::npos);
+  }
+  SECTION("an operand written in place between two equal steps") {
+    auto f = [](const st::Tensor& x) {
+      st::Tensor t = x * 1.0;
+      const st::Tensor a = st::exp(t);
+      t.add_(st::ones({3, 5}, st::f64));
+      return a + st::exp(t);  // exp of the new t: not a repeat
+    };
+    auto jf = st::jit(f);
+    (void)jf(x0);
+    REQUIRE(same_bits(jf(x1), f(x1)));
+    CHECK(jf.explain(x1).find("(0 repeats of an earlier step)") != std::string::npos);
+  }
+  SECTION("returned results stay distinct tensors") {
+    auto f = [](const st::Tensor& x) { return std::make_pair(st::cos(x), st::cos(x)); };
+    auto jf = st::jit(f);
+    (void)jf(x0);
+    auto [a, b] = jf(x1);
+    CHECK(jf.explain(x1).find("(0 repeats of an earlier step)") != std::string::npos);
+    a.add_(st::ones({3, 5}, st::f64));
+    REQUIRE(same_bits(b, st::cos(x1)));
+  }
+}
+
 TEST_CASE("jit rejects reading a traced value", "[jit]") {
   auto branchy =
       st::jit([](const st::Tensor& x) { return x.sum().item<double>() > 0 ? x * 2.0 : x * 3.0; });
