@@ -304,6 +304,10 @@ void run_fused(const FusedGroup& g, std::vector<Held>& store, const std::vector<
           detail::unary_block(UnaryOp(op.ew.op), op.dtype, x, sx, out, n);
           continue;
         }
+        if (op.ew.kind == Kind::cast) {
+          detail::cast_block(op.dtype, op.out_dtype, x, sx, out, n);
+          continue;
+        }
         const auto [y, sy] = value(op.arg[1]);
         if (op.ew.kind == Kind::binary) {
           detail::binary_block(BinaryOp(op.ew.op), op.dtype, x, sx, y, sy, out, n);

@@ -2,7 +2,7 @@
 #pragma once
 /// The fuser of a plan (jit/plan.hpp): chains of elementwise steps run block by block.
 ///
-/// Consecutive run steps that are unary, binary or where on the CPU, of one shape, form a
+/// Consecutive run steps that are unary, binary, where or cast on the CPU, of one shape, form a
 /// group (an operand made inside the group must be read as it was made). A group runs over blocks
 /// of a few thousand elements: each op of the chain on the block (raw/cpu/blocks.hpp: the eager
 /// kernels' functors and vector kernels, so the bits are eager's), intermediates in small buffers

@@ -39,9 +39,9 @@ enum class Effect : uint8_t {
 /// What a plan's fuser (jit/fuse.hpp) needs of an elementwise primitive: which one it is.
 struct Elementwise {
   /// The elementwise primitives (none: any other).
-  enum class Kind : uint8_t { none, unary, binary, where };
+  enum class Kind : uint8_t { none, unary, binary, where, cast };
   Kind kind = Kind::none;  ///< which primitive
-  uint8_t op = 0;          ///< its UnaryOp or BinaryOp
+  uint8_t op = 0;          ///< its UnaryOp or BinaryOp; for a cast, the DType it casts to
 };
 
 /// What records a thread's raw calls: jit/recorder.hpp implements it.

@@ -82,6 +82,15 @@ void binary_block(BinaryOp op, DType dtype, const void* a, int64_t sa, const voi
   });
 }
 
+void cast_block(DType from, DType to, const void* x, int64_t sx, void* out, int64_t n) {
+  visit_dtype(to, "cast", [&]<class TO>(type_tag<TO>) {
+    visit_dtype(from, "cast", [&]<class TI>(type_tag<TI>) {
+      map_block<TO, TI>(ConvertTo<TO>{}, static_cast<TO*>(out), 1, n,
+                        std::pair{static_cast<const TI*>(x), sx});
+    });
+  });
+}
+
 void where_block(DType dtype, const void* c, int64_t sc, const void* a, int64_t sa, const void* b,
                  int64_t sb, void* out, int64_t n) {
   visit_dtype(dtype, "where", [&]<class T>(type_tag<T>) {

@@ -18,6 +18,8 @@ void unary_block(UnaryOp op, DType dtype, const void* x, int64_t sx, void* out, 
 /// out[i] = op(a[i * sa], b[i * sb]).
 void binary_block(BinaryOp op, DType dtype, const void* a, int64_t sa, const void* b, int64_t sb,
                   void* out, int64_t n);
+/// out[i] = x[i * sx] converted from `from` to `to` (scalar::convert, as the eager copy).
+void cast_block(DType from, DType to, const void* x, int64_t sx, void* out, int64_t n);
 /// out[i] = c[i * sc] ? a[i * sa] : b[i * sb] (c bool).
 void where_block(DType dtype, const void* c, int64_t sc, const void* a, int64_t sa, const void* b,
                  int64_t sb, void* out, int64_t n);

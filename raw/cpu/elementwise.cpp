@@ -237,10 +237,8 @@ void CpuBackend::copy(const RawTensor& out, const RawTensor& x) {
     if (copy_transposed(ob, out.layout(), xb, x.layout(), size)) return;
   }
   visit_dtype(out.dtype(), "copy", [&]<class TO>(type_tag<TO>) {
-    visit_dtype(x.dtype(), "copy", [&]<class TI>(type_tag<TI>) {
-      map<TO, TI>(
-          out, [](TI v) { return scalar::convert<TO>(v); }, x);
-    });
+    visit_dtype(x.dtype(), "copy",
+                [&]<class TI>(type_tag<TI>) { map<TO, TI>(out, ConvertTo<TO>{}, x); });
   });
 }
 

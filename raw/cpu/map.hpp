@@ -13,6 +13,7 @@
 #include "raw/cpu/staged_walk.hpp"
 #include "raw/cpu/walk.hpp"
 #include "raw/raw_tensor.hpp"
+#include "raw/scalar_ops.hpp"
 
 namespace strata::detail {
 
@@ -111,6 +112,17 @@ struct NanFixup {
   template <class T>
   T operator()(T v, T x, T y) const {
     return v != v ? safe(x, y) : v;
+  }
+};
+
+/// A cast's conversion (scalar::convert: integers wrap, floats to integers saturate, NaN to
+/// 0). One functor for the eager copy and the fused blocks (map_block).
+template <class TO>
+struct ConvertTo {
+  /// v as a TO.
+  template <class TI>
+  TO operator()(TI v) const {
+    return scalar::convert<TO>(v);
   }
 };
 

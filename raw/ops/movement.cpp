@@ -149,8 +149,9 @@ RawTensor fold(const RawTensor& y, const Window& w, const Shape& spatial) {
 }
 
 RawTensor cast(const RawTensor& x, DType dtype) {
-  return trace::call(
-      "cast", Effect::pure, [dtype](const RawTensor& x) { return cast_now(x, dtype); }, x);
+  return trace::call_as(
+      {trace::Elementwise::Kind::cast, uint8_t(dtype)}, "cast", Effect::pure,
+      [dtype](const RawTensor& x) { return cast_now(x, dtype); }, x);
 }
 
 }  // namespace strata::raw

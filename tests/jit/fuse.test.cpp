@@ -81,6 +81,31 @@ TEST_CASE("fused chains: comparisons, where, logical ops and integers", "[jit]")
   require_eager_bits(logical, special(777, st::f64, 7), special(777, st::f64, 8));
 }
 
+TEST_CASE("fused chains: casts between every pair of dtypes", "[jit]") {
+  // Floats (with inf, NaN, -0 and values past every integer's range, which saturate) through
+  // every dtype and back, inside one chain.
+  for (const st::DType from : {st::f32, st::f64}) {
+    for (const st::DType to : {st::f32, st::f64, st::i32, st::i64, st::bool_}) {
+      auto f = [to](const st::Tensor& v) {
+        const st::Tensor w = (v * 1e9).to(to);
+        return (w.to(st::f64) + v.to(st::f64)) * 0.5;
+      };
+      const std::string plan =
+          require_eager_bits(f, special(3000, from, 11), special(3000, from, 12));
+      INFO(plan);
+      CHECK(plan.find("in 1 fused groups") != std::string::npos);
+    }
+  }
+  // Integers and bools into floats, and a comparison's mask cast to a float.
+  auto ints = [](const st::Tensor& v) {
+    const st::Tensor mask = (v > 3).to(st::f32);
+    return v.to(st::f32) * mask + v.to(st::f64).to(st::f32) - (v - 3).to(st::bool_).to(st::f32);
+  };
+  const st::Tensor i0 = (st::randn({2500}, 13, st::f64) * 50).to(st::i64);
+  const st::Tensor i1 = (st::randn({2500}, 14, st::f64) * 50).to(st::i64);
+  require_eager_bits(ints, i0, i1);
+}
+
 TEST_CASE("fused backward passes: NaN-safe products and many-output chains", "[jit]") {
   // grad of a function whose backward pass multiplies by zeros and infinities.
   auto f = [](const auto& x) { return st::sum(st::sqrt(st::abs(x)) * st::exp(-x * x) + x); };
