@@ -11,18 +11,14 @@
 #include <string>
 #include <vector>
 
+#include "support/cuda_parity.hpp"
 #include "support/naive.hpp"
 
 namespace st = strata;
 namespace raw = strata::raw;
+using st::testing::cuda_devices;
 
 namespace {
-
-std::vector<st::Device> cuda_devices() {
-  std::vector<st::Device> d;
-  for (int i = 0; i < st::cuda_device_count(); ++i) d.push_back(st::Device::cuda(i));
-  return d;
-}
 
 std::vector<double> on_host(const st::RawTensor& t) {
   return st::testing::values(raw::to_device(t, st::Device::cpu()));
