@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The random programs' generator and guard (tests/support/random_program.hpp).
-// (run_program itself is compiled in files of two levels each: random_program_levels.inc.)
+// (run_program itself is compiled in files of six levels each: random_program_levels.inc.)
 #include <algorithm>
 #include <cmath>
 #include <cstdint>

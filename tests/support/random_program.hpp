@@ -113,7 +113,7 @@ struct ProgramFn {
 };
 
 /// Calls X(level) for every level run_program is compiled for: the stacks of check_grads
-/// to order 3, and those of vmap(f) and vmap(grad(f)). run_program is compiled for two
+/// to order 3, and those of vmap(f) and vmap(grad(f)). run_program is compiled for six
 /// levels a file, in files tests/CMakeLists.txt generates (random_program_levels.inc).
 #define STRATA_PROGRAM_LEVELS(X)   \
   X(Tensor)                        \
