@@ -10,17 +10,20 @@ namespace strata::nn {
 
 using strata::detail::fail;
 
-LayerNorm::LayerNorm(int64_t dim, double eps, DType dtype, std::string prefix)
+LayerNorm::LayerNorm(int64_t dim, double eps, DType dtype, std::string prefix, bool bias)
     : dim_(dim),
       eps_(eps),
       dtype_(dtype),
       weight_name_(prefix + "weight"),
-      bias_name_(std::move(prefix) + "bias") {
+      bias_name_(std::move(prefix) + "bias"),
+      bias_(bias) {
   if (dim <= 0) fail<ValueError>("LayerNorm", "dim = ", dim, " must be positive");
 }
 
 Params LayerNorm::init(uint64_t) const {
-  return {{weight_name_, full({dim_}, 1.0, dtype_)}, {bias_name_, zeros({dim_}, dtype_)}};
+  Params p{{weight_name_, full({dim_}, 1.0, dtype_)}};
+  if (bias_) p.emplace(bias_name_, zeros({dim_}, dtype_));
+  return p;
 }
 
 Dropout::Dropout(double p) : p_(p) {
@@ -56,12 +59,12 @@ Params MultiHeadAttention::init(uint64_t seed) const {
 }
 
 TransformerBlock::TransformerBlock(int64_t dim, int64_t heads, double dropout, DType dtype,
-                                   std::string prefix, int64_t mlp_ratio, bool causal)
-    : ln1_(dim, 1e-5, dtype, prefix + "ln_1."),
-      ln2_(dim, 1e-5, dtype, prefix + "ln_2."),
-      attn_(dim, heads, causal, true, dtype, prefix + "attn.", dropout),
-      fc1_(dim, mlp_ratio * dim, true, dtype, prefix + "mlp.c_fc."),
-      fc2_(mlp_ratio * dim, dim, true, dtype, prefix + "mlp.c_proj."),
+                                   std::string prefix, int64_t mlp_ratio, bool causal, bool bias)
+    : ln1_(dim, 1e-5, dtype, prefix + "ln_1.", bias),
+      ln2_(dim, 1e-5, dtype, prefix + "ln_2.", bias),
+      attn_(dim, heads, causal, bias, dtype, prefix + "attn.", dropout),
+      fc1_(dim, mlp_ratio * dim, bias, dtype, prefix + "mlp.c_fc."),
+      fc2_(mlp_ratio * dim, dim, bias, dtype, prefix + "mlp.c_proj."),
       drop_(dropout) {
   if (mlp_ratio <= 0)
     fail<ValueError>("TransformerBlock", "mlp_ratio = ", mlp_ratio, " must be positive");

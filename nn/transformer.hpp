@@ -22,13 +22,15 @@
 namespace strata::nn {
 
 // --- LayerNorm --------------------------------------------------------------
-/// Layer normalisation over the last axis (torch.nn.LayerNorm(dim)): "weight" (ones) and
-/// "bias" (zeros), both [dim]; x [..., dim] -> same shape through st::layer_norm.
+/// Layer normalisation over the last axis (torch.nn.LayerNorm(dim, bias=bias)): "weight"
+/// (ones) and, unless bias is false, "bias" (zeros), both [dim]; x [..., dim] -> same shape
+/// through st::layer_norm.
 class LayerNorm {
  public:
   /// Normalises the last axis of width dim (> 0, ValueError otherwise); names prefix + "weight"
-  /// and prefix + "bias".
-  LayerNorm(int64_t dim, double eps = 1e-5, DType dtype = f32, std::string prefix = "");
+  /// and prefix + "bias". Without a bias (nanoGPT's bias=False) the map is layer_norm(x) * weight.
+  LayerNorm(int64_t dim, double eps = 1e-5, DType dtype = f32, std::string prefix = "",
+            bool bias = true);
   /// weight ones, bias zeros (PyTorch's initialisation).
   Params init(uint64_t seed = 0) const;
   /// layer_norm(x, {dim}, weight, bias, eps). Throws ValueError for a missing parameter,
@@ -36,17 +38,24 @@ class LayerNorm {
   template <Diffable T, Diffable X>
   common_level_t<T, X> operator()(const ParamsOf<T>& p, const X& x) const {
     const T& w = parameter(p, weight_name_, "LayerNorm");  // weight first: its error first
+    if (!bias_) {
+      detail::check_param_shape(w.shape(), {dim_}, weight_name_, "LayerNorm");
+      return layer_norm(x, {dim_}, eps_) * w;
+    }
     const T& b = parameter(p, bias_name_, "LayerNorm");
     return layer_norm(x, {dim_}, w, b, eps_);
   }
   /// The normalised width.
   int64_t dim() const { return dim_; }
+  /// Whether the layer adds a bias.
+  bool has_bias() const { return bias_; }
 
  private:
   int64_t dim_;
   double eps_;
   DType dtype_;
   std::string weight_name_, bias_name_;
+  bool bias_;
 };
 
 // --- Dropout ----------------------------------------------------------------
@@ -119,12 +128,14 @@ class MultiHeadAttention {
 /// with mlp = c_proj(gelu(c_fc(x))), c_fc dim -> mlp_ratio dim (GELU's tanh approximation,
 /// GPT-2's). Parameters: prefix + "ln_1.*", "attn.c_attn.*", "attn.c_proj.*", "ln_2.*",
 /// "mlp.c_fc.*", "mlp.c_proj.*". When a key is given (training), dropout acts where nanoGPT's
-/// does: on the attention weights and on the two residual branches.
+/// does: on the attention weights and on the two residual branches. With bias false, no
+/// LayerNorm or Linear of the block has a bias (nanoGPT's bias=False).
 class TransformerBlock {
  public:
   /// dim divisible by heads; dropout in [0, 1) (ValueError otherwise).
   TransformerBlock(int64_t dim, int64_t heads, double dropout = 0.0, DType dtype = f32,
-                   std::string prefix = "", int64_t mlp_ratio = 4, bool causal = true);
+                   std::string prefix = "", int64_t mlp_ratio = 4, bool causal = true,
+                   bool bias = true);
   /// Every sub-layer initialised from its own stream of seed (LayerNorm: ones and zeros).
   Params init(uint64_t seed) const;
   /// The block on x [..., T, dim]; `key` (training) draws the three dropout masks (the

@@ -143,6 +143,38 @@ TEST_CASE("LayerNorm, Dropout, MultiHeadAttention on their own", "[nn][transform
   CHECK_THAT(message_of<st::ValueError>([&] { ln(nn::Params{}, x); }), Contains("ln.weight"));
 }
 
+TEST_CASE("TransformerBlock and LayerNorm without biases (nanoGPT's bias=False)",
+          "[nn][transformer]") {
+  const nn::TransformerBlock plain(4, 2, 0.0, st::f64, "h.", 4, true, /*bias=*/false);
+  const nn::TransformerBlock biased(4, 2, 0.0, st::f64, "h.", 4, true, /*bias=*/true);
+  const nn::Params p = plain.init(3);
+  CHECK(p.size() == 6);  // the two LayerNorm scales and the four weight matrices
+  for (const auto& [name, t] : p) CHECK(!name.ends_with("bias"));
+  // The block with biases, every bias 0: the same map, and the same weight gradients.
+  nn::Params q = biased.init(3);
+  REQUIRE(q.size() == 12);
+  for (auto& [name, t] : q) t = p.count(name) ? p.at(name) : st::zeros_like(t);
+  const st::Tensor x = st::randn({3, 4}, 906, st::f64);
+  require_torch_close(plain(p, x), biased(q, x), "block without biases");
+  auto loss = [](const auto& block) {
+    return [&block](const auto& w, const auto& x) { return st::sum(st::tanh(block(w, x))); };
+  };
+  const nn::Params gp = st::grad(loss(plain), st::argnums<0>)(p, x),
+                   gq = st::grad(loss(biased), st::argnums<0>)(q, x);
+  for (const auto& [name, g] : gp) require_torch_close(g, gq.at(name), "gradient of " + name);
+  st::testing::check_grads([&](const auto& x) { return plain(p, x); }, {x}, 2);
+
+  const nn::LayerNorm ln(5, 1e-5, st::f64, "ln.", /*bias=*/false);
+  CHECK(!ln.has_bias());
+  nn::Params w = ln.init();
+  REQUIRE(w.size() == 1);
+  w["ln.weight"] = st::randn({5}, 907, st::f64);
+  const st::Tensor h = st::randn({2, 5}, 908, st::f64);
+  require_torch_close(ln(w, h), st::layer_norm(h, {5}) * w.at("ln.weight"), "LayerNorm");
+  w["ln.weight"] = st::ones({4}, st::f64);
+  CHECK_THAT(message_of<st::ShapeError>([&] { ln(w, h); }), Contains("ln.weight"));
+}
+
 TEST_CASE("clip_grad_norm and WarmupCosine follow their formulas", "[nn][schedule]") {
   nn::Params g{{"a", st::from_vector(std::vector<double>{3, 4}, {2})},
                {"b", st::from_vector(std::vector<float>{12}, {1})}};
