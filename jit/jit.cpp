@@ -46,6 +46,7 @@ void count_jit_call(int kind, const tracing::Plan* plan) {
     stats.steps_recorded = c.recorded;
     stats.steps_run = c.run;
     stats.steps_folded = c.folded;
+    stats.steps_merged = c.merged;
   }
 }
 

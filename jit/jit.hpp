@@ -45,6 +45,7 @@ struct JitStats {
   std::size_t steps_recorded = 0;  ///< steps of the last trace
   std::size_t steps_run = 0;       ///< of those, steps its plan runs per call
   std::size_t steps_folded = 0;    ///< of those, steps computed once, at tracing
+  std::size_t steps_merged = 0;    ///< of those, repeats of an earlier step, dropped (CSE)
 };
 
 /// The counters of every jitted function: `st::jit_stats().hits`.
