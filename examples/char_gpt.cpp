@@ -3,9 +3,10 @@
 // position embeddings, pre-norm transformer blocks with causal self-attention, a tied output
 // layer; AdamW with warm-up and cosine decay, gradients clipped to norm 1. Prints the train
 // and val loss every few hundred steps, then samples 500 characters.
-//   char_gpt [--small] [--device cuda] [--iters N] [--data FILE]
+//   char_gpt [--small] [--device cuda] [--iters N] [--data FILE] [--seed S] [--no-bias]
 // --small trains a tiny model for a few steps (the test); --device cuda trains nanoGPT's GPU
-// configuration on cuda:0.
+// configuration on cuda:0; --seed draws other initial weights, batches and samples (1337);
+// --no-bias leaves the LayerNorms and Linears without biases (nanoGPT's bias=False).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -66,13 +67,16 @@ std::string sample(const char_gpt::Model& model, const nn::Params& p, const nn::
 
 /// The example: read, train, sample (see the top of the file); 0 when the model learnt.
 int run(int argc, char** argv) {
-  bool small = false, cuda = false;
+  bool small = false, cuda = false, bias = true;
   std::string path = "data/tinyshakespeare.txt";
   std::optional<int64_t> iters;
+  uint64_t seed = 1337;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--small") == 0) small = true;
     if (std::strcmp(argv[i], "--data") == 0 && i + 1 < argc) path = argv[++i];
     if (std::strcmp(argv[i], "--iters") == 0 && i + 1 < argc) iters = std::stoll(argv[++i]);
+    if (std::strcmp(argv[i], "--seed") == 0 && i + 1 < argc) seed = std::stoull(argv[++i]);
+    if (std::strcmp(argv[i], "--no-bias") == 0) bias = false;
     if (std::strcmp(argv[i], "--device") == 0 && i + 1 < argc)
       cuda = std::string(argv[++i]) == "cuda";
   }
@@ -80,6 +84,7 @@ int run(int argc, char** argv) {
                        : cuda ? char_gpt::gpu_config()
                               : char_gpt::cpu_config();
   if (iters) c.iters = *iters;
+  c.bias = bias;
   c.warmup = std::min(c.warmup, c.iters);
   const st::Device device = cuda ? st::Device::cuda(0) : st::Device::cpu();
   const st::DefaultDevice on(device);
@@ -93,13 +98,13 @@ int run(int argc, char** argv) {
               (long long)c.vocab, (long long)train.shape()[0], (long long)val.shape()[0]);
 
   const char_gpt::Model model(c);
-  nn::Params params = model.init(/*seed=*/1337);
+  nn::Params params = model.init(seed);
   std::printf("%lld layers, %lld heads, width %lld, block %lld: %.2fM parameters on %s\n",
               (long long)c.layers, (long long)c.heads, (long long)c.width, (long long)c.block,
               double(nn::num_parameters(params)) / 1e6, cuda ? "cuda:0" : "the CPU");
   nn::AdamW opt = char_gpt::optimizer(c);
   const nn::WarmupCosine schedule = char_gpt::schedule(c);
-  const st::Key key(1337);
+  const st::Key key(seed);
   const auto [k_batch, k_drop, k_eval, k_sample] = [&] {
     const std::vector<st::Key> k = st::split(key, 4);
     return std::tuple{k[0], k[1], k[2], k[3]};

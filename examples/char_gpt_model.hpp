@@ -27,6 +27,7 @@ struct Config {
   int64_t heads = 4;          ///< attention heads per block
   int64_t width = 128;        ///< the embedding width
   double dropout = 0.0;       ///< on the embeddings and each block's residual branches
+  bool bias = true;           ///< biases in the LayerNorms and Linears (GPT-2's; nanoGPT: false)
   int64_t batch = 12;         ///< sequences per step
   int64_t iters = 2000;       ///< optimiser steps
   double lr = 1e-3;           ///< the peak learning rate (cosine decay to lr / 10)
@@ -74,15 +75,16 @@ class Model {
       : c_(c),
         wte_(c.vocab, c.width, c.dtype, "transformer.wte."),
         wpe_(c.block, c.width, c.dtype, "transformer.wpe."),
-        ln_f_(c.width, 1e-5, c.dtype, "transformer.ln_f.") {
+        ln_f_(c.width, 1e-5, c.dtype, "transformer.ln_f.", c.bias) {
     for (int64_t i = 0; i < c.layers; ++i) {
       blocks_.emplace_back(c.width, c.heads, c.dropout, c.dtype,
-                           "transformer.h." + std::to_string(i) + ".");
+                           "transformer.h." + std::to_string(i) + ".", /*mlp_ratio=*/4,
+                           /*causal=*/true, c.bias);
     }
   }
 
   /// nanoGPT's initialisation: every weight matrix and embedding N(0, 0.02), the residual
-  /// projections ("c_proj.weight") N(0, 0.02 / sqrt(2 layers)), biases 0, LayerNorms 1 and 0;
+  /// projections ("c_proj.weight") N(0, 0.02 / sqrt(2 layers)), biases (if any) 0, LayerNorms 1;
   /// each tensor from its own stream of seed.
   nn::Params init(uint64_t seed) const {
     nn::Params p = wte_.init(0);
