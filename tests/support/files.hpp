@@ -8,6 +8,8 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <system_error>
+#include <vector>
 
 namespace strata::testing {
 
@@ -16,13 +18,23 @@ namespace strata::testing {
 std::filesystem::path tests_dir();
 
 /// A fresh empty directory under the system's temporary directory, unique
-/// to this process and name.
+/// to this process and name; removed with its content when the process exits.
 inline std::filesystem::path scratch_dir(const std::string& name) {
   namespace fs = std::filesystem;
+  // One registry per process, whose destructor (at exit) removes every directory made.
+  struct Made {
+    std::vector<fs::path> dirs;
+    ~Made() {
+      std::error_code ignored;
+      for (const fs::path& d : dirs) fs::remove_all(d, ignored);
+    }
+  };
+  static Made made;
   const fs::path d =
       fs::temp_directory_path() / ("strata_test_" + name + "_" + std::to_string(::getpid()));
   fs::remove_all(d);
   fs::create_directories(d);
+  made.dirs.push_back(d);
   return d;
 }
 
