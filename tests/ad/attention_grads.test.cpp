@@ -18,22 +18,24 @@ TEST_CASE("attention: finite differences to order 3", "[ad][attention]") {
   const st::Tensor q = normal({2, 3, 2}, 701), k = normal({2, 4, 2}, 702),
                    v = normal({2, 4, 3}, 703);
   const st::Tensor fmask = normal({3, 4}, 704);
-  check_grads([](const auto& q, const auto& k,
-                 const auto& v) { return st::scaled_dot_product_attention(q, k, v); },
-              {q, k, v}, 3);
-  check_grads(
+  check_grads<3>([](const auto& q, const auto& k,
+                    const auto& v) { return st::scaled_dot_product_attention(q, k, v); },
+                 {q, k, v});
+  check_grads<3>(
       [](const auto& q, const auto& k, const auto& v) {
         return st::scaled_dot_product_attention(q, k, v, /*causal=*/true);
       },
-      {q, k, v}, 3);
+      {q, k, v});
   // A bool mask with a fully masked row: its output and derivatives are zero, so the checks
   // see finite values everywhere.
-  check_grads(
+  check_grads<2>(
       [&](const auto& q, const auto& k, const auto& v) {
         return st::scaled_dot_product_attention(q, k, v, false, attention_bool_mask(), 0.7);
       },
-      {q, k, v}, 2);
-  check_grads([&](const auto& q, const auto& k,
-                  const auto& v) { return st::scaled_dot_product_attention(q, k, v, true, fmask); },
-              {q, k, v}, 2);
+      {q, k, v});
+  check_grads<2>(
+      [&](const auto& q, const auto& k, const auto& v) {
+        return st::scaled_dot_product_attention(q, k, v, true, fmask);
+      },
+      {q, k, v});
 }

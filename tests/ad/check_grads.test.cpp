@@ -28,7 +28,7 @@ TEST_CASE("check_grads: accepts correct derivatives and rejects wrong ones", "[a
   const st::Tensor x = normal({2, 3}, 1);
   SECTION("a correct function passes at every order and mode") {
     auto f = [](const auto& x) { return st::sum(st::tanh(x) * x); };
-    const auto r = check_grads_error(f, {x}, 3);
+    const auto r = check_grads_error<3>(f, {x});
     INFO(r.report);
     CHECK(r.ok());
     CHECK(r.checks == 2 * (2 + 4 + 8));  // (primal + derivative) per check, 14 checks
@@ -38,7 +38,7 @@ TEST_CASE("check_grads: accepts correct derivatives and rejects wrong ones", "[a
     // AD says d/dx = x (the second factor is a constant); the finite difference sees 2x.
     auto bad = [](const auto& x) { return x * st::stop_gradient(x); };
     for (Modes m : {Modes::fwd, Modes::rev}) {
-      const auto r = check_grads_error(bad, {x}, 1, m);
+      const auto r = check_grads_error<1>(bad, {x}, m);
       INFO(r.report);
       CHECK_FALSE(r.ok());
       CHECK(r.worst > 1e3);
@@ -52,10 +52,10 @@ TEST_CASE("check_grads: accepts correct derivatives and rejects wrong ones", "[a
       return s * x + (x * x - s * s) * 0.5;
     };
     for (Modes m : {Modes::fwd, Modes::rev}) {
-      const auto r1 = check_grads_error(bad2, {x}, 1, m);
+      const auto r1 = check_grads_error<1>(bad2, {x}, m);
       INFO(r1.report);
       CHECK(r1.ok());
-      const auto r2 = check_grads_error(bad2, {x}, 2, m);
+      const auto r2 = check_grads_error<2>(bad2, {x}, m);
       INFO(r2.report);
       CHECK_FALSE(r2.ok());
       CHECK(r2.worst > 10);
@@ -70,10 +70,10 @@ TEST_CASE("check_grads: accepts correct derivatives and rejects wrong ones", "[a
       return x * x + d * d * 1e-4;
     };
     for (Modes m : {Modes::fwd, Modes::rev}) {
-      const auto r1 = check_grads_error(bad, {x}, 1, m);
+      const auto r1 = check_grads_error<1>(bad, {x}, m);
       INFO(r1.report);
       CHECK(r1.ok());
-      const auto r2 = check_grads_error(bad, {x}, 2, m);
+      const auto r2 = check_grads_error<2>(bad, {x}, m);
       INFO(r2.report);
       CHECK_FALSE(r2.ok());
     }
@@ -86,10 +86,10 @@ TEST_CASE("check_grads: accepts correct derivatives and rejects wrong ones", "[a
       return x * x * x + d * d * d;
     };
     for (Modes m : {Modes::fwd, Modes::rev, Modes::both}) {
-      const auto r2 = check_grads_error(bad3, {x}, 2, m);
+      const auto r2 = check_grads_error<2>(bad3, {x}, m);
       INFO(r2.report);
       CHECK(r2.ok());
-      const auto r3 = check_grads_error(bad3, {x}, 3, m);
+      const auto r3 = check_grads_error<3>(bad3, {x}, m);
       INFO(r3.report);
       CHECK_FALSE(r3.ok());
       CHECK(r3.worst > 10);
@@ -97,11 +97,11 @@ TEST_CASE("check_grads: accepts correct derivatives and rejects wrong ones", "[a
   }
   SECTION("a wrong gradient of one of two arguments is caught") {
     auto bad = [](const auto& a, const auto& b) { return a * st::stop_gradient(b); };
-    const auto r = check_grads_error(bad, {x, normal({2, 3}, 2)}, 1);
+    const auto r = check_grads_error<1>(bad, {x, normal({2, 3}, 2)});
     INFO(r.report);
     CHECK_FALSE(r.ok());
   }
   SECTION("check_grads itself reports through Catch") {
-    check_grads([](const auto& x) { return st::exp(x); }, {x}, 2);
+    check_grads<2>([](const auto& x) { return st::exp(x); }, {x});
   }
 }

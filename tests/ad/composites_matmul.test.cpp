@@ -19,20 +19,20 @@ void require_equal_to_rounding(const st::Tensor& a, const st::Tensor& b) {
 
 TEST_CASE("composite derivatives: matmul with 1-D operands and dot", "[ad]") {
   SECTION("vector x matrix, matrix x vector, vector x vector") {
-    check_grads([](const auto& a, const auto& b) { return st::sin(st::matmul(a, b)); },
-                {normal({3}, 161), normal({3, 2}, 162)}, 3);
-    check_grads([](const auto& a, const auto& b) { return st::sin(st::matmul(a, b)); },
-                {normal({2, 3}, 163), normal({3}, 164)}, 3);
-    check_grads([](const auto& a, const auto& b) { return st::sin(st::matmul(a, b)); },
-                {normal({3}, 165), normal({3}, 166)}, 3);
-    check_grads([](const auto& a, const auto& b) { return st::matmul(a, b); },
-                {normal({2, 2, 3}, 167), normal({3}, 168)}, 2);
+    check_grads<3>([](const auto& a, const auto& b) { return st::sin(st::matmul(a, b)); },
+                   {normal({3}, 161), normal({3, 2}, 162)});
+    check_grads<3>([](const auto& a, const auto& b) { return st::sin(st::matmul(a, b)); },
+                   {normal({2, 3}, 163), normal({3}, 164)});
+    check_grads<3>([](const auto& a, const auto& b) { return st::sin(st::matmul(a, b)); },
+                   {normal({3}, 165), normal({3}, 166)});
+    check_grads<2>([](const auto& a, const auto& b) { return st::matmul(a, b); },
+                   {normal({2, 2, 3}, 167), normal({3}, 168)});
   }
   SECTION("dot") {
-    check_grads([](const auto& a, const auto& b) { return st::dot(a, b) * st::dot(a, a); },
-                {normal({4}, 169), normal({4}, 170)}, 3);
-    check_grads([](const auto& a, const auto& b) { return a.dot(b); },
-                {normal({2, 3}, 171), normal({3, 2}, 172)}, 2);
+    check_grads<3>([](const auto& a, const auto& b) { return st::dot(a, b) * st::dot(a, a); },
+                   {normal({4}, 169), normal({4}, 170)});
+    check_grads<2>([](const auto& a, const auto& b) { return a.dot(b); },
+                   {normal({2, 3}, 171), normal({3, 2}, 172)});
   }
 }
 

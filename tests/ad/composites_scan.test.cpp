@@ -21,15 +21,16 @@ using st::testing::positive;
 TEST_CASE("derivatives: cumsum and cumprod", "[ad][scan]") {
   // Long enough (20 > 16) to take the pairwise recursion, odd at its second level.
   const st::Tensor x = positive({3, 20}, 501);
-  check_grads([](const auto& x) { return st::cumsum(x, 1); }, {x}, 3);
-  check_grads([](const auto& x) { return st::cumprod(x, -1); }, {x}, 3);
-  check_grads([](const auto& x) { return st::cumprod(x, 0) * st::cumsum(x, 1); },
-              {positive({3, 4}, 502)}, 3);
+  check_grads<3>([](const auto& x) { return st::cumsum(x, 1); }, {x});
+  check_grads<3>([](const auto& x) { return st::cumprod(x, -1); }, {x});
+  check_grads<3>([](const auto& x) { return st::cumprod(x, 0) * st::cumsum(x, 1); },
+                 {positive({3, 4}, 502)});
   // Transposed and strided inputs.
-  check_grads([](const auto& x) { return st::cumprod(st::transpose(x, 0, 1), 0); },
-              {positive({5, 3}, 503)}, 3);
-  check_grads([](const auto& x) { return st::cumsum(x.ix(st::all, st::slice(1, st::none, 2)), 1); },
-              {normal({2, 9}, 504)}, 3);
+  check_grads<3>([](const auto& x) { return st::cumprod(st::transpose(x, 0, 1), 0); },
+                 {positive({5, 3}, 503)});
+  check_grads<3>(
+      [](const auto& x) { return st::cumsum(x.ix(st::all, st::slice(1, st::none, 2)), 1); },
+      {normal({2, 9}, 504)});
 }
 
 TEST_CASE("cumprod's derivative is exact where x has zeros", "[ad][scan]") {
@@ -54,44 +55,44 @@ TEST_CASE("cumprod's derivative is exact where x has zeros", "[ad][scan]") {
       CHECK(g[std::size_t(k)] == Approx(want).epsilon(1e-12).margin(1e-15));
     }
     // And to third order around the zeros (finite differences see the same polynomial).
-    check_grads([](const auto& x) { return st::cumprod(x); }, {x}, 3);
+    check_grads<3>([](const auto& x) { return st::cumprod(x); }, {x});
   }
 }
 
 TEST_CASE("derivatives: roll", "[ad][roll]") {
   const st::Tensor x = normal({3, 5}, 511);
-  check_grads([](const auto& x) { return st::sin(st::roll(x, 2, 1)) * x; }, {x}, 3);
-  check_grads([](const auto& x) { return st::roll(x, -1, 0) * st::roll(x, 4); }, {x}, 3);
-  check_grads([](const auto& x) { return st::roll(st::transpose(x, 0, 1), 1, 0) * 2.0; }, {x}, 3);
-  check_grads(
+  check_grads<3>([](const auto& x) { return st::sin(st::roll(x, 2, 1)) * x; }, {x});
+  check_grads<3>([](const auto& x) { return st::roll(x, -1, 0) * st::roll(x, 4); }, {x});
+  check_grads<3>([](const auto& x) { return st::roll(st::transpose(x, 0, 1), 1, 0) * 2.0; }, {x});
+  check_grads<3>(
       [](const auto& x) {
         return st::roll(x.ix(st::slice(st::none, st::none, -1)), 3, 1).pow(2.0);
       },
-      {x}, 3);
+      {x});
 }
 
 TEST_CASE("derivatives: cross", "[ad][cross]") {
   const st::Tensor a = normal({4, 3}, 521), b = normal({4, 3}, 522);
-  check_grads([](const auto& a, const auto& b) { return st::cross(a, b); }, {a, b}, 3);
-  check_grads(
+  check_grads<3>([](const auto& a, const auto& b) { return st::cross(a, b); }, {a, b});
+  check_grads<3>(
       [](const auto& a, const auto& b) {
         return st::cross(st::transpose(a, 0, 1), st::transpose(b, 0, 1), 0);
       },
-      {a, b}, 3);
+      {a, b});
   // Mixed levels: a captured plain vector against a traced one.
   const st::Tensor w = normal({3}, 523);
-  check_grads([w](const auto& p) { return st::cross(w, p) * p; }, {a}, 3);
+  check_grads<3>([w](const auto& p) { return st::cross(w, p) * p; }, {a});
 }
 
 TEST_CASE("derivatives: packed triangles", "[ad][triangle]") {
-  check_grads([](const auto& v) { return st::tril_unpack(v, 4, -1); }, {normal({2, 6}, 531)}, 3);
-  check_grads(
+  check_grads<3>([](const auto& v) { return st::tril_unpack(v, 4, -1); }, {normal({2, 6}, 531)});
+  check_grads<3>(
       [](const auto& v) { return st::matmul(st::triu_unpack(v, 3), st::triu_unpack(v, 3)); },
-      {normal({6}, 532)}, 3);
-  check_grads([](const auto& m) { return st::tril_pack(st::transpose(m, -2, -1)).pow(2.0); },
-              {normal({2, 4, 4}, 533)}, 3);
-  check_grads([](const auto& m) { return st::triu_pack(m.ix(st::slice(1, 4)), 1); },
-              {normal({5, 4}, 534)}, 3);
+      {normal({6}, 532)});
+  check_grads<3>([](const auto& m) { return st::tril_pack(st::transpose(m, -2, -1)).pow(2.0); },
+                 {normal({2, 4, 4}, 533)});
+  check_grads<3>([](const auto& m) { return st::triu_pack(m.ix(st::slice(1, 4)), 1); },
+                 {normal({5, 4}, 534)});
 }
 
 TEST_CASE("the scan and triangle ops under st::vmap match loops over examples",

@@ -156,10 +156,10 @@ TEST_CASE("custom_vjp: log1pexp and a gradient-clipping identity", "[ad][custom]
 TEST_CASE("custom rules of two arguments match finite differences", "[ad][custom]") {
   const st::Tensor a = normal({3, 2}, 21);
   const st::Tensor b = normal({3, 2}, 22);
-  check_grads([](const auto& u, const auto& v) { return a_sin_b(u, v) * u; }, {a, b}, 2);
-  check_grads([](const auto& u, const auto& v) { return a_sin_b_jvp(u, v) * v; }, {a, b}, 2);
-  check_grads([](const auto& u) { return log1pexp(u * 2.0); }, {a}, 2);
-  check_grads([](const auto& u) { return log1pexp_vjp(st::sin(u)); }, {a}, 2);
+  check_grads<2>([](const auto& u, const auto& v) { return a_sin_b(u, v) * u; }, {a, b});
+  check_grads<2>([](const auto& u, const auto& v) { return a_sin_b_jvp(u, v) * v; }, {a, b});
+  check_grads<2>([](const auto& u) { return log1pexp(u * 2.0); }, {a});
+  check_grads<2>([](const auto& u) { return log1pexp_vjp(st::sin(u)); }, {a});
   // Both rules agree with differentiating f's own ops.
   auto plain = [](const auto& u, const auto& v) { return st::sum(u * st::sin(v) * v); };
   auto by_vjp = [](const auto& u, const auto& v) { return st::sum(a_sin_b(u, v) * v); };

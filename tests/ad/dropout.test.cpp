@@ -99,8 +99,8 @@ TEST_CASE("dropout gives the same bits for any thread count", "[ad][random][thre
 TEST_CASE("dropout: derivatives, vmap, errors", "[ad][random]") {
   const st::Tensor x = normal({3, 4}, 603);
   const st::Key key(9);
-  st::testing::check_grads(
-      [&](const auto& x) { return st::tanh(st::dropout(st::sin(x), 0.4, key)); }, {x}, 3);
+  st::testing::check_grads<3>(
+      [&](const auto& x) { return st::tanh(st::dropout(st::sin(x), 0.4, key)); }, {x});
   // The gradient is the mask times 1 / (1 - p).
   const st::Tensor g =
       st::grad([&](const auto& x) { return st::sum(st::dropout(x, 0.4, key)); }, x);

@@ -97,16 +97,16 @@ TEST_CASE("NaN-safe gradients: a nonzero cotangent still meets the infinity", "[
 TEST_CASE("safe_mul and safe_div: the primitives the rules multiply with", "[ad]") {
   const st::Tensor a = st::testing::nonzero({2, 3}, 31), b = st::testing::nonzero({2, 3}, 32);
   // Away from a == 0 they are a * b and a / b, with the same derivatives to order 3.
-  check_grads(
+  check_grads<3>(
       [](const auto& a, const auto& b) {
         return prims_of<decltype(a)>::binary(st::BinaryOp::safe_mul, a, b);
       },
-      {a, b}, 3);
-  check_grads(
+      {a, b});
+  check_grads<3>(
       [](const auto& a, const auto& b) {
         return prims_of<decltype(a)>::binary(st::BinaryOp::safe_div, a, b);
       },
-      {a, b}, 3);
+      {a, b});
   // At a == 0 the result is 0 whatever b is.
   const double inf = std::numeric_limits<double>::infinity();
   const double nan = std::numeric_limits<double>::quiet_NaN();

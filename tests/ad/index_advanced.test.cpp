@@ -20,18 +20,18 @@ TEST_CASE("indexing derivatives: vectorized indexing and masks", "[ad][index]") 
   const st::Tensor x = normal({4, 3, 2}, 303);
   const st::Tensor i = i64s({2, 2, 0, -1}, {2, 2});
   const st::Tensor j = i64s({1, 1}, {1, 2});
-  check_grads([&](const auto& x) { return st::sin(x.vix(i, j)); }, {x}, 3);
-  check_grads(
+  check_grads<3>([&](const auto& x) { return st::sin(x.vix(i, j)); }, {x});
+  check_grads<2>(
       [&](const auto& x) {
         return x.vix(st::all, j, i64s({1, 0}, {2, 1})).pow(2.0);
       },
-      {x}, 2);
+      {x});
   const st::Tensor mask = normal({3, 2}, 304) > 0.0;
-  check_grads([&](const auto& x) { return st::tanh(x.oix(st::all, mask)); }, {x}, 3);
-  check_grads([&](const auto& x) { return x.vix(st::all, mask.ix(st::all, 0), 1) * x.ix(0, 0, 0); },
-              {x}, 2);
+  check_grads<3>([&](const auto& x) { return st::tanh(x.oix(st::all, mask)); }, {x});
+  check_grads<2>(
+      [&](const auto& x) { return x.vix(st::all, mask.ix(st::all, 0), 1) * x.ix(0, 0, 0); }, {x});
   // A mask built from the value itself (a constant of every level).
-  check_grads([](const auto& x) { return st::exp(x.oix(st::plain(x) > 0.0)); }, {x}, 2);
+  check_grads<2>([](const auto& x) { return st::exp(x.oix(st::plain(x) > 0.0)); }, {x});
 }
 
 TEST_CASE("indexing derivatives: repeated indices accumulate exactly", "[ad][index]") {

@@ -35,9 +35,9 @@ TEST_CASE("matmul gradients of transposed operands come out in the operand's lay
       st::grad([&](const auto& A) { return st::sum(st::matmul(A.transpose(0, 1), y) * r); }, A);
   CHECK(gA.raw().is_contiguous());
   // Against finite differences, and the other modes and orders.
-  st::testing::check_grads(
+  st::testing::check_grads<2>(
       [](const auto& x, const auto& W) { return st::tanh(st::matmul(x, W.transpose(0, 1))); },
-      {x, W}, 2);
-  st::testing::check_grads([&](const auto& A) { return st::matmul(A.transpose(0, 1), y).pow(2.0); },
-                           {A}, 2);
+      {x, W});
+  st::testing::check_grads<2>(
+      [&](const auto& A) { return st::matmul(A.transpose(0, 1), y).pow(2.0); }, {A});
 }

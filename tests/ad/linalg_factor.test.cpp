@@ -30,8 +30,8 @@ TEST_CASE("cholesky: L L^T = A, L lower with a positive diagonal, third order", 
   require_near(st::matmul(l, st::transpose(l, -1, -2)), a, 1e-12);
   require_near(st::triu(l, 1), st::zeros({2, 4, 4}, st::f64), 0);
   const st::Tensor w = normal({4, 4}, 2);
-  check_grads([&](const auto& x) { return st::sum(st::linalg::cholesky(x) * w); }, {spd({4, 4}, 3)},
-              3);
+  check_grads<3>([&](const auto& x) { return st::sum(st::linalg::cholesky(x) * w); },
+                 {spd({4, 4}, 3)});
 }
 
 TEST_CASE("lu: a[perm] = L U, pivots consistent with perm, derivatives", "[ad][linalg]") {
@@ -41,8 +41,8 @@ TEST_CASE("lu: a[perm] = L U, pivots consistent with perm, derivatives", "[ad][l
   require_near(st::matmul(l, u), permuted_rows(a, perm), 1e-12);
   require_pivots_match(pivots, perm);
   const st::Tensor w = normal({5, 5}, 5);
-  check_grads([&](const auto& x) { return st::sum(std::get<0>(st::linalg::lu(x)) * w); },
-              {normal({5, 5}, 6)}, 2);
+  check_grads<2>([&](const auto& x) { return st::sum(std::get<0>(st::linalg::lu(x)) * w); },
+                 {normal({5, 5}, 6)});
 }
 
 TEST_CASE("eigh: A V = V diag(w), V^T V = I, w ascending, third order", "[ad][linalg]") {
@@ -54,12 +54,12 @@ TEST_CASE("eigh: A V = V diag(w), V^T V = I, w ascending, third order", "[ad][li
   require_ascending(w);
   const st::Tensor c = normal({5}, 8), weights = normal({5, 5}, 9);
   // A function of the eigenvectors that their signs do not change.
-  check_grads(
+  check_grads<3>(
       [&](const auto& x) {
         const auto [vals, vecs] = st::linalg::eigh(x);
         return st::sum(vals * c) + st::sum(vecs * vecs * weights);
       },
-      {symmetric({5, 5}, 10)}, 3);
+      {symmetric({5, 5}, 10)});
 }
 
 TEST_CASE("svd: U S Vh = A, orthonormal factors, S descending, derivatives", "[ad][linalg]") {
@@ -74,12 +74,12 @@ TEST_CASE("svd: U S Vh = A, orthonormal factors, S descending, derivatives", "[a
   for (const st::Shape& shape : {st::Shape{4, 3}, st::Shape{3, 4}}) {
     const int64_t m = shape[0], n = shape[1], k = std::min(m, n);
     const st::Tensor cu = normal({m, k}, 12), cs = normal({k}, 13), cv = normal({k, n}, 14);
-    check_grads(
+    check_grads<2>(
         [&](const auto& x) {
           const auto [u, s, vh] = st::linalg::svd(x);
           return st::sum(s * cs) + st::sum(u * u * cu) + st::sum(vh * vh * cv);
         },
-        {normal(shape, 15)}, 2);
+        {normal(shape, 15)});
   }
 }
 
@@ -93,12 +93,12 @@ TEST_CASE("qr: Q R = A, Q^T Q = I, R upper, derivatives for tall, square and wid
     require_near(st::tril(r, -1), st::zeros(r.shape(), st::f64), 0);
     const int64_t k = std::min(shape[0], shape[1]);
     const st::Tensor wq = normal({shape[0], k}, 17), wr = normal({k, shape[1]}, 18);
-    check_grads(
+    check_grads<2>(
         [&](const auto& x) {
           const auto [qq, rr] = st::linalg::qr(x);
           return st::sum(qq * wq) + st::sum(rr * wr);
         },
-        {a}, 2);
+        {a});
   }
 }
 

@@ -47,8 +47,8 @@ TEST_CASE("solve: against Eigen's LU, vector and batched right-hand sides", "[ad
     const Mat ai = eigen_of(st::Tensor(batch.ix(i)).transpose(0, 1));
     require_near(st::Tensor(x.ix(i)), tensor_of(ai.partialPivLu().solve(eigen_of(b))), 1e-12);
   }
-  check_grads([](const auto& m, const auto& r) { return st::linalg::solve(m, r); },
-              {normal({4, 4}, 25), normal({4, 2}, 26)}, 3);
+  check_grads<3>([](const auto& m, const auto& r) { return st::linalg::solve(m, r); },
+                 {normal({4, 4}, 25), normal({4, 2}, 26)});
 }
 
 TEST_CASE("cho_solve, inv, solve_triangular: identities and derivatives", "[ad][linalg]") {
@@ -71,14 +71,14 @@ TEST_CASE("cho_solve, inv, solve_triangular: identities and derivatives", "[ad][
           INFO("lower " << lower << " left " << left << " transpose " << transpose << " unit "
                         << unit);
           require_near(left ? st::matmul(dense, x) : st::matmul(x, dense), rhs, 1e-12);
-          check_grads(
+          check_grads<1>(
               [&](const auto& m, const auto& r) { return st::linalg::solve_triangular(m, r, o); },
-              {t, rhs}, 1);
+              {t, rhs});
         }
       }
     }
   }
-  check_grads([](const auto& m) { return st::linalg::inv(m); }, {normal({3, 3}, 30)}, 2);
+  check_grads<2>([](const auto& m) { return st::linalg::inv(m); }, {normal({3, 3}, 30)});
 }
 
 TEST_CASE("slogdet, det, logdet: against Eigen, third order", "[ad][linalg]") {
@@ -94,7 +94,7 @@ TEST_CASE("slogdet, det, logdet: against Eigen, third order", "[ad][linalg]") {
   const st::Tensor s = spd({4, 4}, 32);
   CHECK(st::linalg::logdet(s).item<double>() ==
         Approx(std::log(eigen_of(s).determinant())).epsilon(1e-12));
-  check_grads([](const auto& x) { return st::linalg::slogdet(x).second; }, {normal({4, 4}, 33)}, 3);
+  check_grads<3>([](const auto& x) { return st::linalg::slogdet(x).second; }, {normal({4, 4}, 33)});
   // A singular matrix: sign 0, log|det| -inf, det 0 (NumPy's values).
   const st::Tensor singular = st::from_vector(std::vector<double>{1, 2, 2, 4}, {2, 2});
   const auto [s0, l0] = st::linalg::slogdet(singular);
@@ -117,8 +117,8 @@ TEST_CASE("lstsq, pinv, matrix_norm: against Eigen", "[ad][linalg]") {
         Approx(svd.singularValues().sum()).epsilon(1e-12));
   CHECK(st::linalg::matrix_norm(a, st::linalg::MatrixNorm::spectral).item<double>() ==
         Approx(svd.singularValues()(0)).epsilon(1e-12));
-  check_grads([](const auto& x) { return st::linalg::pinv(x); }, {normal({4, 3}, 36)}, 2);
-  check_grads(
+  check_grads<2>([](const auto& x) { return st::linalg::pinv(x); }, {normal({4, 3}, 36)});
+  check_grads<2>(
       [](const auto& x) { return st::linalg::matrix_norm(x, st::linalg::MatrixNorm::nuclear); },
-      {normal({4, 3}, 37)}, 2);
+      {normal({4, 3}, 37)});
 }

@@ -78,7 +78,7 @@ TEST_CASE("a primitive with several outputs: derivatives to third order", "[ad][
   };
   auto reference = [](const auto& v) { return st::sin(v) * st::cos(v) * st::cos(v) + st::sin(v); };
   CHECK(max_diff(f(x), reference(x)) == 0);
-  check_grads(f, {x}, 3);
+  check_grads<3>(f, {x});
   CHECK(max_diff(st::jacrev(f, x), st::jacrev(reference, x)) < 1e-14);
   CHECK(max_diff(st::jacfwd(f, x), st::jacfwd(reference, x)) < 1e-14);
   CHECK(max_diff(st::hessian([&](const auto& v) { return st::sum(f(v)); }, x),

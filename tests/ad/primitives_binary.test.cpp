@@ -27,36 +27,36 @@ using st::testing::prims_of;
 TEST_CASE("primitive derivatives: binary", "[ad]") {
   const st::Tensor a = normal({2, 3}, 21), b = normal({2, 3}, 22);
   SECTION("add") {
-    check_grads([](const auto& a, const auto& b) { return st::sin(a + b); }, {a, b}, 3);
+    check_grads<3>([](const auto& a, const auto& b) { return st::sin(a + b); }, {a, b});
   }
   SECTION("sub") {
-    check_grads([](const auto& a, const auto& b) { return st::sin(a - b); }, {a, b}, 3);
+    check_grads<3>([](const auto& a, const auto& b) { return st::sin(a - b); }, {a, b});
   }
   SECTION("mul") {
-    check_grads([](const auto& a, const auto& b) { return a * b; }, {a, b}, 3);
-    check_grads([](const auto& a) { return a * a * a; }, {a}, 3);
+    check_grads<3>([](const auto& a, const auto& b) { return a * b; }, {a, b});
+    check_grads<3>([](const auto& a) { return a * a * a; }, {a});
   }
   SECTION("div") {
-    check_grads([](const auto& a, const auto& b) { return a / b; }, {a, nonzero({2, 3}, 23)}, 3);
+    check_grads<3>([](const auto& a, const auto& b) { return a / b; }, {a, nonzero({2, 3}, 23)});
   }
   SECTION("pow") {
-    check_grads([](const auto& a, const auto& b) { return st::pow(a, b); },
-                {positive({2, 3}, 24), b}, 3);
+    check_grads<3>([](const auto& a, const auto& b) { return st::pow(a, b); },
+                   {positive({2, 3}, 24), b});
   }
   SECTION("maximum") {
-    check_grads([](const auto& a, const auto& b) { return st::sin(st::maximum(a, b)); }, {a, b}, 3);
+    check_grads<3>([](const auto& a, const auto& b) { return st::sin(st::maximum(a, b)); }, {a, b});
   }
   SECTION("minimum") {
-    check_grads([](const auto& a, const auto& b) { return st::sin(st::minimum(a, b)); }, {a, b}, 3);
+    check_grads<3>([](const auto& a, const auto& b) { return st::sin(st::minimum(a, b)); }, {a, b});
   }
 }
 
 TEST_CASE("primitive derivatives: where", "[ad]") {
   const st::Tensor a = normal({2, 3}, 31), b = normal({2, 3}, 32);
   const st::Tensor cond = normal({2, 3}, 33) > 0.0;
-  check_grads([cond](const auto& a, const auto& b) { return st::sin(st::where(cond, a, b)); },
-              {a, b}, 3);
-  check_grads([cond](const auto& a) { return st::sin(st::where(cond, a * a, 0.5)); }, {a}, 3);
+  check_grads<3>([cond](const auto& a, const auto& b) { return st::sin(st::where(cond, a, b)); },
+                 {a, b});
+  check_grads<3>([cond](const auto& a) { return st::sin(st::where(cond, a * a, 0.5)); }, {a});
 }
 
 TEST_CASE("ties split the derivative evenly, like JAX", "[ad]") {

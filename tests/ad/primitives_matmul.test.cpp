@@ -25,30 +25,31 @@ using st::testing::positive;
 using st::testing::prims_of;
 TEST_CASE("primitive derivatives: matmul", "[ad]") {
   SECTION("plain") {
-    check_grads([](const auto& a, const auto& b) { return st::sin(st::matmul(a, b)); },
-                {normal({2, 3}, 71), normal({3, 2}, 72)}, 3);
+    check_grads<3>([](const auto& a, const auto& b) { return st::sin(st::matmul(a, b)); },
+                   {normal({2, 3}, 71), normal({3, 2}, 72)});
   }
   SECTION("transposed operands") {
-    check_grads([](const auto& a, const auto& b) { return st::matmul(st::transpose(a, 0, 1), b); },
-                {normal({3, 2}, 73), normal({3, 4}, 74)}, 2);
-    check_grads(
+    check_grads<2>(
+        [](const auto& a, const auto& b) { return st::matmul(st::transpose(a, 0, 1), b); },
+        {normal({3, 2}, 73), normal({3, 4}, 74)});
+    check_grads<3>(
         [](const auto& a, const auto& b) { return st::sin(st::matmul(a, st::transpose(b, 0, 1))); },
-        {normal({2, 3}, 75), normal({2, 3}, 76)}, 3);
+        {normal({2, 3}, 75), normal({2, 3}, 76)});
   }
   SECTION("batch-broadcast operands [2,1,3,4] x [5,4,2]") {
     const st::Tensor a = normal({2, 1, 3, 4}, 77), b = normal({5, 4, 2}, 78);
-    check_grads([](const auto& a, const auto& b) { return st::matmul(a, b); }, {a, b}, 2);
+    check_grads<2>([](const auto& a, const auto& b) { return st::matmul(a, b); }, {a, b});
     auto [ga, gb] = st::grad(
         [](const auto& a, const auto& b) { return st::sum(st::sin(st::matmul(a, b))); }, a, b);
     CHECK(ga.shape() == a.shape());
     CHECK(gb.shape() == b.shape());
-    check_grads([](const auto& a, const auto& b) { return st::sin(st::matmul(a, b)); },
-                {normal({2, 1, 1, 2}, 79), normal({3, 2, 1}, 80)}, 3);
+    check_grads<3>([](const auto& a, const auto& b) { return st::sin(st::matmul(a, b)); },
+                   {normal({2, 1, 1, 2}, 79), normal({3, 2, 1}, 80)});
     // Batch dims on one side only, either side.
-    check_grads([](const auto& a, const auto& b) { return st::matmul(a, b); },
-                {normal({3, 4}, 86), normal({5, 4, 2}, 87)}, 2);
-    check_grads([](const auto& a, const auto& b) { return st::sin(st::matmul(a, b)); },
-                {normal({2, 2, 3}, 88), normal({3, 2}, 89)}, 3);
+    check_grads<2>([](const auto& a, const auto& b) { return st::matmul(a, b); },
+                   {normal({3, 4}, 86), normal({5, 4, 2}, 87)});
+    check_grads<3>([](const auto& a, const auto& b) { return st::sin(st::matmul(a, b)); },
+                   {normal({2, 2, 3}, 88), normal({3, 2}, 89)});
   }
 }
 
@@ -63,24 +64,24 @@ TEST_CASE("primitive derivatives at arguments that are strided views", "[ad]") {
   int k = 0;
   for (const st::Tensor& x : {t, r, s, b}) {
     INFO("argument " << names[k++]);
-    check_grads([](const auto& x) { return st::exp(x) * st::sum(x, {1}, true); }, {x}, 3);
-    check_grads([](const auto& x) { return st::sin(st::slice(x, 1, 2, std::nullopt, -1)); }, {x},
-                2);
-    check_grads([](const auto& a, const auto& b) { return st::matmul(a, st::transpose(b, 0, 1)); },
-                {x, r}, 2);
+    check_grads<3>([](const auto& x) { return st::exp(x) * st::sum(x, {1}, true); }, {x});
+    check_grads<2>([](const auto& x) { return st::sin(st::slice(x, 1, 2, std::nullopt, -1)); },
+                   {x});
+    check_grads<2>(
+        [](const auto& a, const auto& b) { return st::matmul(a, st::transpose(b, 0, 1)); }, {x, r});
     const st::Tensor idx = i64s({2, 2, 0}, {3});
-    check_grads(
+    check_grads<2>(
         [idx](const auto& x) { return st::sin(prims_of<decltype(x)>::index_select(x, 1, idx)); },
-        {x}, 2);
-    check_grads(
+        {x});
+    check_grads<2>(
         [idx](const auto& x, const auto& src) {
           return st::sin(prims_of<decltype(x)>::index_add(x, 1, idx, src));
         },
-        {x, s}, 2);
-    check_grads(
+        {x, s});
+    check_grads<2>(
         [](const auto& x) {
           return st::sin(st::max(x, {1})) * st::pad(x, {{0, 0}, {1, 0}}).sum();
         },
-        {x}, 2);
+        {x});
   }
 }

@@ -26,18 +26,18 @@ using st::testing::prims_of;
 TEST_CASE("primitive derivatives: reductions", "[ad]") {
   const st::Tensor x = normal({2, 3, 2}, 41);
   SECTION("sum") {
-    check_grads([](const auto& x) { return st::sin(st::sum(x, {1})); }, {x}, 3);
-    check_grads([](const auto& x) { return st::sin(st::sum(x, {0, 2}, true)); }, {x}, 3);
-    check_grads([](const auto& x) { return st::sin(st::sum(x, {-1}, true)); }, {x}, 2);
-    check_grads([](const auto& x) { return st::sin(st::sum(x, {-1, 0})); }, {x}, 2);
-    check_grads([](const auto& x) { return st::sin(st::sum(x)); }, {x}, 3);
+    check_grads<3>([](const auto& x) { return st::sin(st::sum(x, {1})); }, {x});
+    check_grads<3>([](const auto& x) { return st::sin(st::sum(x, {0, 2}, true)); }, {x});
+    check_grads<2>([](const auto& x) { return st::sin(st::sum(x, {-1}, true)); }, {x});
+    check_grads<2>([](const auto& x) { return st::sin(st::sum(x, {-1, 0})); }, {x});
+    check_grads<3>([](const auto& x) { return st::sin(st::sum(x)); }, {x});
   }
   SECTION("max") {
-    check_grads([](const auto& x) { return st::sin(st::max(x, {1})); }, {x}, 3);
-    check_grads([](const auto& x) { return st::sin(st::max(x, {0, 2}, true)); }, {x}, 3);
-    check_grads([](const auto& x) { return st::sin(st::max(x, {2}, false)); }, {x}, 2);
-    check_grads([](const auto& x) { return st::sin(st::max(x, {-1, 0})); }, {x}, 2);
-    check_grads([](const auto& x) { return st::sin(st::max(x, {-2}, true)); }, {x}, 2);
-    check_grads([](const auto& x) { return st::sin(st::max(x)); }, {x}, 3);
+    check_grads<3>([](const auto& x) { return st::sin(st::max(x, {1})); }, {x});
+    check_grads<3>([](const auto& x) { return st::sin(st::max(x, {0, 2}, true)); }, {x});
+    check_grads<2>([](const auto& x) { return st::sin(st::max(x, {2}, false)); }, {x});
+    check_grads<2>([](const auto& x) { return st::sin(st::max(x, {-1, 0})); }, {x});
+    check_grads<2>([](const auto& x) { return st::sin(st::max(x, {-2}, true)); }, {x});
+    check_grads<3>([](const auto& x) { return st::sin(st::max(x)); }, {x});
   }
 }

@@ -20,29 +20,31 @@ using st::testing::normal;
 TEST_CASE("primitive derivatives: windows and fold", "[ad]") {
   SECTION("windows") {
     const st::Tensor x = normal({2, 5, 6}, 3911);
-    check_grads(
+    check_grads<3>(
         [](const auto& x) {
           return st::sin(st::windows(x, {2, 3}, {2, 1}, {1, 2}));
         },
-        {x}, 3);
+        {x});
     // Overlapping windows of a transposed input, one axis.
-    check_grads([](const auto& x) { return st::sin(st::windows(x, {3})); },
-                {st::transpose(normal({7, 3}, 3912), 0, 1)}, 3);
+    check_grads<3>([](const auto& x) { return st::sin(st::windows(x, {3})); },
+                   {st::transpose(normal({7, 3}, 3912), 0, 1)});
   }
   SECTION("fold") {
     // [2, O 3 x 2, K 2 x 3] over [6, 6] with stride (2, 1), dilation (1, 2): overlaps on axis 2.
     const st::Tensor y = normal({2, 3, 2, 2, 3}, 3913);
-    check_grads([](const auto& y) { return st::sin(st::fold(y, {6, 6}, {2, 1}, {1, 2})); }, {y}, 3);
+    check_grads<3>([](const auto& y) { return st::sin(st::fold(y, {6, 6}, {2, 1}, {1, 2})); }, {y});
     // A sliced input, and positions no window covers (stride 3 > kernel 2).
     const st::Tensor big = normal({4, 6}, 3914);
-    check_grads([](const auto& y) { return st::sin(st::fold(y, {6}, {3})); },
-                {big.ix(st::slice(0, st::none, 2), st::slice(1, st::none, 3))}, 3);
+    check_grads<3>([](const auto& y) { return st::sin(st::fold(y, {6}, {3})); },
+                   {big.ix(st::slice(0, st::none, 2), st::slice(1, st::none, 3))});
   }
   SECTION("windows and fold composed, the product of two differentiated values") {
     const st::Tensor x = normal({3, 7}, 3915), y = normal({3, 5, 3}, 3916);
-    check_grads([](const auto& x,
-                   const auto& y) { return st::fold(st::windows(x, {3}) * y, {7}) * st::tanh(x); },
-                {x, y}, 3);
+    check_grads<3>(
+        [](const auto& x, const auto& y) {
+          return st::fold(st::windows(x, {3}) * y, {7}) * st::tanh(x);
+        },
+        {x, y});
   }
 }
 

@@ -46,13 +46,13 @@ TEST_CASE("Conv and MaxPool: gradients with respect to the parameters", "[nn][co
   const st::Tensor x = st::randn({1, 2, 4, 3}, 3972, st::f64);
   const nn::MaxPool pool({2, 2}, {.ceil_mode = true});
   // grad over the map equals check_grads' finite differences on each tensor in turn.
-  st::testing::check_grads(
+  st::testing::check_grads<2>(
       [&](const auto& w, const auto& b) {
         using T = std::decay_t<decltype(w)>;
         const nn::ParamsOf<T> m{{"weight", w}, {"bias", b}};
         return st::sin(pool(conv(m, x)));
       },
-      {p.at("weight"), p.at("bias")}, 2);
+      {p.at("weight"), p.at("bias")});
   const nn::Params g = st::grad([&](const auto& m) { return st::sum(pool(conv(m, x))); }, p);
   CHECK(g.at("weight").shape() == st::Shape{3, 2, 2, 2});
   CHECK(g.at("bias").shape() == st::Shape{3});

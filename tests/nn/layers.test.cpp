@@ -166,7 +166,7 @@ TEST_CASE("derivatives through an MLP match finite differences", "[nn]") {
   const nn::Params p = mlp.init(3);
   const st::Tensor x = tensor(random_values(4 * 3, 31), {4, 3});
   SECTION("with respect to the input, to order 2, every mode") {
-    st::testing::check_grads([&](const auto& v) { return mlp(p, v); }, {x}, 2);
+    st::testing::check_grads<2>([&](const auto& v) { return mlp(p, v); }, {x});
   }
   SECTION("with respect to one weight, to order 2 (parameters lifted to the argument's level)") {
     auto f = [&](const auto& w) {
@@ -176,7 +176,7 @@ TEST_CASE("derivatives through an MLP match finite differences", "[nn]") {
       q["0.weight"] = w;
       return mlp(q, x);
     };
-    st::testing::check_grads(f, {p.at("0.weight")}, 2);
+    st::testing::check_grads<2>(f, {p.at("0.weight")});
   }
   SECTION("st::grad of a loss over the whole parameter map, along a random direction") {
     const st::Tensor y = tensor(random_values(4 * 2, 32), {4, 2});

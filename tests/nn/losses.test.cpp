@@ -23,7 +23,7 @@ TEST_CASE("mse: value and gradient", "[nn]") {
   CHECK(nn::mse(P, T).item<double>() == Approx(want).epsilon(1e-14));
   CHECK(nn::mse(P, T).shape() == st::Shape{});
   require_close(st::grad([&](const auto& x) { return nn::mse(x, T); }, P), grad);
-  st::testing::check_grads([](const auto& a, const auto& b) { return nn::mse(a, b); }, {P, T}, 2);
+  st::testing::check_grads<2>([](const auto& a, const auto& b) { return nn::mse(a, b); }, {P, T});
   CHECK_THAT(message_of<st::ShapeError>([&] { nn::mse(P, tensor(t, {12})); }),
              Contains("[3, 4]") && Contains("[12]"));
 }
@@ -52,7 +52,7 @@ TEST_CASE("cross_entropy: value, gradient, stability, labels", "[nn]") {
   CHECK(nn::cross_entropy(Z, L).item<double>() == Approx(want).epsilon(1e-14));
   CHECK(nn::cross_entropy(Z, L.to(st::i32)).item<double>() == Approx(want).epsilon(1e-14));
   require_close(st::grad([&](const auto& x) { return nn::cross_entropy(x, L); }, Z), grad);
-  st::testing::check_grads([&](const auto& x) { return nn::cross_entropy(x, L); }, {Z}, 2);
+  st::testing::check_grads<2>([&](const auto& x) { return nn::cross_entropy(x, L); }, {Z});
 
   SECTION("huge logits stay finite and exact") {
     // Shifting a row by a constant does not change the loss.
@@ -100,7 +100,7 @@ TEST_CASE("binary_cross_entropy from logits: value, gradient, extreme logits", "
   CHECK(nn::binary_cross_entropy(X, T).item<double>() == Approx(want).epsilon(1e-13));
   require_close(st::grad([&](const auto& v) { return nn::binary_cross_entropy(v, T); }, X), grad,
                 1e-13);
-  st::testing::check_grads([&](const auto& v) { return nn::binary_cross_entropy(v, T); }, {X}, 2);
+  st::testing::check_grads<2>([&](const auto& v) { return nn::binary_cross_entropy(v, T); }, {X});
   // At |x| = 200, sigmoid is 0 or 1 in f64; the loss is still exact: for
   // target 1, -log(sigmoid(x)) = log(1 + e^-x) = 200 at x = -200 and ~0 at 200.
   const st::Tensor big = st::from_vector(Vec{-200, 200});

@@ -52,7 +52,7 @@ TEST_CASE("TransformerBlock: derivatives, vmap, dropout keys", "[nn][transformer
   const nn::TransformerBlock block(4, 2, 0.25, st::f64, "h.0.");
   const nn::Params p = block.init(3);
   const st::Tensor x = st::randn({3, 4}, 901, st::f64);
-  st::testing::check_grads([&](const auto& x) { return block(p, x); }, {x}, 2);
+  st::testing::check_grads<2>([&](const auto& x) { return block(p, x); }, {x});
   // Per-example outputs and parameter gradients under vmap equal a loop.
   const st::Tensor xs = st::randn({3, 3, 4}, 902, st::f64);
   auto loss = [&](const auto& q, const auto& x) { return st::sum(st::tanh(block(q, x))); };
@@ -102,7 +102,7 @@ TEST_CASE("MultiHeadAttention drops out the attention weights with a key", "[nn]
   const nn::MultiHeadAttention no_dropout(4, 2, true, true, st::f64);
   CHECK(no_dropout(w, x, key).to_vector<double>() == no_dropout(w, x).to_vector<double>());
   // The mask is a constant: derivatives through it are exact, to second order.
-  st::testing::check_grads([&](const auto& x) { return mha(w, x, key); }, {x}, 2);
+  st::testing::check_grads<2>([&](const auto& x) { return mha(w, x, key); }, {x});
   CHECK_THAT(message_of<st::ValueError>(
                  [] { nn::MultiHeadAttention(4, 2, true, true, st::f64, "", 1.5); }),
              Contains("p = 1.5"));
@@ -162,7 +162,7 @@ TEST_CASE("TransformerBlock and LayerNorm without biases (nanoGPT's bias=False)"
   const nn::Params gp = st::grad(loss(plain), st::argnums<0>)(p, x),
                    gq = st::grad(loss(biased), st::argnums<0>)(q, x);
   for (const auto& [name, g] : gp) require_torch_close(g, gq.at(name), "gradient of " + name);
-  st::testing::check_grads([&](const auto& x) { return plain(p, x); }, {x}, 2);
+  st::testing::check_grads<2>([&](const auto& x) { return plain(p, x); }, {x});
 
   const nn::LayerNorm ln(5, 1e-5, st::f64, "ln.", /*bias=*/false);
   CHECK(!ln.has_bias());

@@ -34,13 +34,15 @@
 /// to rounding, are as accurate as at order 1 (1e-10 and better on the suite's
 /// functions). The primal values returned by jvp and vjp are compared with f(x) too.
 ///
-///   check_grads([](const auto& x) { return st::tanh(x) * x; }, {x}, 3);          // every mode
-///   check_grads([](const auto& a, const auto& b) { return st::matmul(a, b); }, {a, b}, 2,
-///               Modes::rev);
-///   GradCheckResult r = check_grads_error(f, {x}, 1);   // never fails; r.worst, r.report
+///   check_grads<3>([](const auto& x) { return st::tanh(x) * x; }, {x});          // every mode
+///   check_grads<2>([](const auto& a, const auto& b) { return st::matmul(a, b); }, {a, b},
+///                  Modes::rev);
+///   GradCheckResult r = check_grads_error<1>(f, {x});   // never fails; r.worst, r.report
 ///
-/// f is instantiated at every dual-type stack of depth <= 3 (so it must be
-/// generic), and the checks run over those type-erased instantiations: the
+/// The order is a template argument because f is instantiated at every dual-type stack of
+/// depth <= order (so it must be generic): 3, 7 or 15 stacks for orders 1, 2 and 3, which
+/// is most of a test file's compile time. The checks run over those type-erased
+/// instantiations: the
 /// recursion costs no extra template instantiation per tested function (the levels and
 /// the type-erased tables: support/check_grads_levels.hpp).
 #include <array>
@@ -305,22 +307,19 @@ extern template void check_level<3>(const TablePtr<3>&, const Args<3>&, int, int
 
 }  // namespace detail_cg
 
-/// Runs every check and returns the worst error (as a multiple of its tolerance) and a report;
-/// never fails a test by itself. order is 1, 2 or 3; args are f64 (or f32) tensors.
-template <class F, std::size_t N>
-GradCheckResult check_grads_error(const F& f, const Tensor (&args)[N], int order,
-                                  Modes modes = Modes::both, const GradCheckOptions& o = {}) {
+/// Runs every check of orders 1 to Order (1, 2 or 3) and returns the worst error (as a
+/// multiple of its tolerance) and a report; never fails a test by itself. args are f64 (or
+/// f32) tensors.
+template <int Order, class F, std::size_t N>
+GradCheckResult check_grads_error(const F& f, const Tensor (&args)[N], Modes modes = Modes::both,
+                                  const GradCheckOptions& o = {}) {
+  static_assert(Order >= 1 && Order <= 3, "check_grads: the order must be 1, 2 or 3");
   GradCheckResult r;
-  if (order < 1 || order > 3) {
-    r.worst = INFINITY;
-    r.report = "check_grads: order must be 1, 2 or 3, got " + std::to_string(order) + "\n";
-    return r;
-  }
   detail_cg::Args<N> xs;
   for (std::size_t i = 0; i < N; ++i) xs[i] = args[i];
   uint64_t seed = o.seed;
   try {
-    detail_cg::check_level<N>(detail_cg::erase<N>(f), xs, 1, order, modes, o, "f", seed, r);
+    detail_cg::check_level<N>(detail_cg::erase<N, Order>(f), xs, 1, Order, modes, o, "f", seed, r);
   } catch (const std::exception& e) {
     r.worst = INFINITY;
     r.report += std::string("exception: ") + e.what() + "\n";
@@ -329,11 +328,11 @@ GradCheckResult check_grads_error(const F& f, const Tensor (&args)[N], int order
 }
 
 /// check_grads_error inside a Catch2 test: one CHECK, with the report on failure.
-template <class F, std::size_t N>
-void check_grads(const F& f, const Tensor (&args)[N], int order, Modes modes = Modes::both,
+template <int Order, class F, std::size_t N>
+void check_grads(const F& f, const Tensor (&args)[N], Modes modes = Modes::both,
                  const GradCheckOptions& o = {}) {
-  const GradCheckResult r = check_grads_error(f, args, order, modes, o);
-  INFO("check_grads (order " << order << ", " << r.checks << " checks):\n" << r.report);
+  const GradCheckResult r = check_grads_error<Order>(f, args, modes, o);
+  INFO("check_grads (order " << Order << ", " << r.checks << " checks):\n" << r.report);
   CHECK(r.ok());
 }
 

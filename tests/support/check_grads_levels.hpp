@@ -72,28 +72,31 @@ struct Table<N, std::tuple<Us...>> {
 template <std::size_t N>
 using TablePtr = std::shared_ptr<const Table<N>>;
 
-/// The function at level U, or an error when the checks went deeper than order 3.
+/// The function at level U, or an error when the checks went deeper than the order checked.
 template <class U, std::size_t N>
 const Fn<U, N>& level(const Table<N>& t) {
   const Fn<U, N>& fn = t.template at<U>();
-  if (!fn) throw std::logic_error("check_grads: derivative deeper than order 3");
+  if (!fn) throw std::logic_error("check_grads: derivative deeper than the order checked");
   return fn;
 }
 
-/// f at every level (its result lifted to the level of its arguments).
-template <std::size_t N, class F>
+/// f at every level of depth <= max_depth (its result lifted to the level of its arguments);
+/// the deeper levels stay empty, and f is not instantiated there.
+template <std::size_t N, int max_depth, class F>
 TablePtr<N> erase(const F& f) {
   auto t = std::make_shared<Table<N>>();
   Table<N>::each([&](auto id) {
     using U = typename decltype(id)::type;
-    t->template at<U>() = [f](const std::array<U, N>& xs) -> U {
-      auto y = std::apply(f, xs);
-      if constexpr (std::is_same_v<decltype(y), U>) {
-        return y;
-      } else {
-        return lift<U>(y);
-      }
-    };
+    if constexpr (depth<U>::value <= max_depth) {
+      t->template at<U>() = [f](const std::array<U, N>& xs) -> U {
+        auto y = std::apply(f, xs);
+        if constexpr (std::is_same_v<decltype(y), U>) {
+          return y;
+        } else {
+          return lift<U>(y);
+        }
+      };
+    }
   });
   return t;
 }

@@ -148,7 +148,10 @@ ProgramCheck check_program(const Program& p, int order) {
   try {
     GradCheckOptions go;
     go.seed = p.seed;
-    const GradCheckResult r = check_grads_error(ProgramFn{&p}, {x, y}, fd_order, Modes::both, go);
+    const ProgramFn fn{&p};
+    const GradCheckResult r = fd_order == 1   ? check_grads_error<1>(fn, {x, y}, Modes::both, go)
+                              : fd_order == 2 ? check_grads_error<2>(fn, {x, y}, Modes::both, go)
+                                              : check_grads_error<3>(fn, {x, y}, Modes::both, go);
     c.comparisons += r.checks;
     if (!r.ok()) {
       c.ok = false;

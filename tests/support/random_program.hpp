@@ -15,7 +15,7 @@
 ///
 ///   const Program p = random_program(seed, {.ops = 8});
 ///   const auto [x, y] = program_inputs(p, seed);
-///   if (program_guard(p, x, y).empty()) check_grads(ProgramFn{&p}, {x, y}, 2);
+///   if (program_guard(p, x, y).empty()) check_grads<2>(ProgramFn{&p}, {x, y});
 ///
 /// The table keeps inputs away from the points where an op is not
 /// differentiable by construction where it can (log, sqrt and pow with a
