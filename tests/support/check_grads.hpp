@@ -42,9 +42,8 @@
 /// The order is a template argument because f is instantiated at every dual-type stack of
 /// depth <= order (so it must be generic): 3, 7 or 15 stacks for orders 1, 2 and 3, which
 /// is most of a test file's compile time. The checks run over those type-erased
-/// instantiations: the
-/// recursion costs no extra template instantiation per tested function (the levels and
-/// the type-erased tables: support/check_grads_levels.hpp).
+/// instantiations: the recursion costs no extra template instantiation per tested function
+/// (the levels and the type-erased tables: support/check_grads_levels.hpp).
 #include <array>
 #include <cmath>
 #include <cstddef>
