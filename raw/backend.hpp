@@ -111,6 +111,12 @@ class Backend {
   /// positive info (a singular a is factorised like any other).
   virtual void lu(const RawTensor& lu, const RawTensor& pivots, const RawTensor& perm,
                   const RawTensor& a, const RawTensor& info) = 0;
+  /// x[..., n, n] = A^-1 from A's packed LU factors lu and its permutation perm [..., n] i64
+  /// (raw::lu's outputs; A[perm] = L U), both arriving expanded to x's batch dims. info: 1 + the
+  /// index of the first zero on U's diagonal; kBadPermutation when perm is not a permutation
+  /// of 0..n-1.
+  virtual void lu_inverse(const RawTensor& x, const RawTensor& lu, const RawTensor& perm,
+                          const RawTensor& info) = 0;
   /// w[..., n] ascending eigenvalues, v[..., n, n] eigenvectors as columns (lower triangle of
   /// a read). info: positive when the algorithm did not converge.
   virtual void eigh(const RawTensor& w, const RawTensor& v, const RawTensor& a,
@@ -126,8 +132,9 @@ class Backend {
 
 /// The negative codes a linear-algebra kernel writes to its info tensor (Backend::cholesky...).
 enum LinAlgInfo : int32_t {
-  kNonFinite = -1,   ///< the matrix (a) holds a NaN or an infinity where the op reads it
-  kNonFiniteB = -2,  ///< triangular_solve's right-hand side b holds a NaN or an infinity
+  kNonFinite = -1,       ///< the matrix (a) holds a NaN or an infinity where the op reads it
+  kNonFiniteB = -2,      ///< triangular_solve's right-hand side b holds a NaN or an infinity
+  kBadPermutation = -3,  ///< lu_inverse's perm is not a permutation of 0..n-1
 };
 
 namespace detail {

@@ -181,6 +181,44 @@ static std::array<RawTensor, 3> lu_now(const RawTensor& a) {
   return {factors, pivots, perm};
 }
 
+static RawTensor lu_inverse_now(const RawTensor& lu, const RawTensor& perm) {
+  constexpr std::string_view op = "lu_inverse";
+  require_matrices(lu, op, "lu");
+  require_square(lu, op);
+  const int64_t n = lu.shape()[lu.ndim() - 1];
+  if (!perm.defined()) fail<ValueError>(op, "perm is an undefined tensor (default-constructed)");
+  if (perm.dtype() != DType::i64) {
+    fail<DTypeError>(op, "perm has dtype ", dtype_name(perm.dtype()),
+                     ", needs i64 (the permutation lu returns)");
+  }
+  if (perm.ndim() < 1 || perm.shape()[perm.ndim() - 1] != n) {
+    fail<ShapeError>(op, "perm of shape ", perm.shape(), " does not fit lu of shape ", lu.shape(),
+                     " (needs [..., ", n, "])");
+  }
+  if (perm.device() != lu.device()) {
+    fail<DeviceError>(op, "lu and perm are on different devices (", to_string(lu.device()), " and ",
+                      to_string(perm.device()), "); move one with .to(device)");
+  }
+  const Shape batch_lu = batch_of(lu.shape());
+  const Shape batch_perm(perm.shape().begin(), perm.shape().end() - 1);
+  const Shape batch = broadcast_shapes(batch_lu, batch_perm, op);
+  RawTensor x = empty(with_matrix(batch, {n, n}), lu.dtype(), lu.device(), op);
+  if (x.numel() == 0) return x;
+  const RawTensor info = info_for(batch, lu.device(), op);
+  backend_for(lu.device())
+      .lu_inverse(x, lu.expand(x.shape()), perm.expand(with_matrix(batch, {n})), info);
+  check_info(info, op, [&](int64_t flat, int32_t code) {
+    if (code == kBadPermutation) {
+      return element("perm", batch, batch_perm, flat) + " is not a permutation of 0.." +
+             std::to_string(n - 1);
+    }
+    const std::string elem = element("lu", batch, batch_lu, flat);
+    if (code < 0) return nonfinite(elem, "");
+    return elem + " is singular: U's diagonal element " + std::to_string(code - 1) + " is zero";
+  });
+  return x;
+}
+
 static std::array<RawTensor, 2> eigh_now(const RawTensor& a) {
   constexpr std::string_view op = "eigh";
   require_matrices(a, op);
@@ -252,6 +290,10 @@ RawTensor triangular_solve(const RawTensor& a, const RawTensor& b, TriangularSol
 
 std::array<RawTensor, 3> lu(const RawTensor& a) {
   return trace::call("lu", Effect::pure, lu_now, a);
+}
+
+RawTensor lu_inverse(const RawTensor& lu, const RawTensor& perm) {
+  return trace::call("lu_inverse", Effect::pure, lu_inverse_now, lu, perm);
 }
 
 std::array<RawTensor, 2> eigh(const RawTensor& a) {

@@ -15,8 +15,9 @@
 ///                windows' transpose, col2im)
 ///   contraction  matmul [..., m, k] x [..., k, n]        raw::matmul
 ///   indexing     index_select, index_add                 raw::index_select/index_add
-///   linalg       cholesky, triangular_solve, lu, eigh,   (raw/linalg.hpp)
-///                svd, qr: factorisations of [..., m, n]
+///   linalg       cholesky, triangular_solve, lu,         (raw/linalg.hpp)
+///                lu_inverse, eigh, svd, qr: factorisations
+///                of [..., m, n] and the inverse from LU's
 ///
 /// Beyond the set, for the optimisers only (plain tensors, in place): fill_,
 /// copy_, binary_, axpby_ and adam_step_ (raw/ops.hpp).

@@ -43,6 +43,8 @@ class CpuBackend final : public Backend {
                         const TriangularSolve& opts, const RawTensor& info) override;
   void lu(const RawTensor& lu, const RawTensor& pivots, const RawTensor& perm, const RawTensor& a,
           const RawTensor& info) override;
+  void lu_inverse(const RawTensor& x, const RawTensor& lu, const RawTensor& perm,
+                  const RawTensor& info) override;
   void eigh(const RawTensor& w, const RawTensor& v, const RawTensor& a,
             const RawTensor& info) override;
   void svd(const RawTensor& u, const RawTensor& s, const RawTensor& vh, const RawTensor& a,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// CUDA Cholesky, LU and triangular solves (Backend::cholesky, lu,
-// triangular_solve): cuSOLVER's potrf and getrf, cuBLAS's trsm.
+// CUDA Cholesky, LU, triangular solves and inverses from LU factors
+// (Backend::cholesky, lu, triangular_solve, lu_inverse): cuSOLVER's potrf and
+// getrf, cuBLAS's trsm.
 //
 // Batches of small matrices (n <= kBatchedMax) go to one batched call
 // (potrfBatched, cuBLAS getrfBatched, trsmBatched); larger ones to a loop of
@@ -12,6 +13,9 @@
 // - triangular_solve: b is copied into x (row-major: the column-major x^T);
 //   A is read in place when it is row- or column-major, else copied
 //   (raw/cpu/linalg_solve.cpp derives the trsm arguments for each case).
+// - lu_inverse: the factors are copied row-major (the column-major packed^T:
+//   U^T below, L^T above), x^T = P^T L^-T U^-T is two trsm on the identity,
+//   and P^T's row order is a scatter.
 // Every status is checked; NaNs, infinities, zero pivots and cuSOLVER's
 // devInfo are merged into the info tensor (raw/cuda/linalg_common.cuh).
 #include "raw/cuda/linalg_common.cuh"
@@ -103,6 +107,42 @@ __global__ void pivots_from_ipiv(const int* ipiv, int64_t* piv, int64_t* perm, i
     const int64_t t = perm[b * n + i];
     perm[b * n + i] = perm[b * n + p];
     perm[b * n + p] = t;
+  }
+}
+
+/// flags[b] = kBadPermutation where perm[b] (contiguous [count, n]) is not a permutation of
+/// 0..n-1; seen is zeroed scratch of count n ints.
+__global__ void check_permutation(const int64_t* perm, int32_t* seen, int32_t* flags, int64_t count,
+                                  int64_t n) {
+  const int64_t b = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (b >= count) return;
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t v = perm[b * n + i];
+    if (v < 0 || v >= n || seen[b * n + v]++ != 0) {
+      flags[b] = kBadPermutation;
+      return;
+    }
+  }
+}
+
+/// x[count] = the n x n identity (column- or row-major alike).
+template <class T>
+__global__ void fill_identity(T* x, int64_t count, int64_t n) {
+  const int64_t total = count * n * n, step = int64_t(gridDim.x) * blockDim.x;
+  for (int64_t e = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < total; e += step) {
+    x[e] = (e % (n * n)) / n == e % n ? T(1) : T(0);
+  }
+}
+
+/// Column-major dst[b][perm[b][i], j] = src[b][i, j]; rows whose perm entry is out of range
+/// (flagged by check_permutation) are skipped.
+template <class T>
+__global__ void scatter_rows(T* dst, const T* src, const int64_t* perm, int64_t count, int64_t n) {
+  const int64_t total = count * n * n, step = int64_t(gridDim.x) * blockDim.x;
+  for (int64_t e = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < total; e += step) {
+    const int64_t b = e / (n * n), i = e % n, j = (e % (n * n)) / n;
+    const int64_t p = perm[b * n + i];
+    if (p >= 0 && p < n) dst[b * n * n + p + j * n] = src[e];
   }
 }
 
@@ -241,7 +281,62 @@ void triangular_solve_typed(CudaBackend& be, const RawTensor& x, const RawTensor
   STRATA_CUDA_LAUNCHED();
 }
 
+template <class T>
+void lu_inverse_typed(CudaBackend& be, const RawTensor& x, const RawTensor& lu,
+                      const RawTensor& perm, const RawTensor& info) {
+  constexpr std::string_view op = "lu_inverse";
+  const int64_t count = info.numel();
+  const int n = dim(x.shape()[x.ndim() - 1], op);
+  const int64_t per = int64_t(n) * n;
+  const RawTensor f = backend_empty(be, x.shape(), x.dtype());
+  be.copy(f, lu);
+  const RawTensor p = backend_empty(be, perm.shape(), DType::i64);
+  be.copy(p, perm);
+  const RawTensor z = backend_empty(be, x.shape(), x.dtype());
+  RawTensor hold_f, hold_z;
+  T** fs = pointer_array<T>(be, f, packed_offsets(count, per), hold_f);
+  T** zs = pointer_array<T>(be, z, packed_offsets(count, per), hold_z);
+  const RawTensor flags = zeroed_ints(be, count), seen = zeroed_ints(be, count * n);
+  const RawTensor zero = zeroed_ints(be, count, INT_MAX);
+  scan_nonfinite<T><<<grid_for(count * per), kThreads>>>(
+      Matrices<const T>{fs, n, n, n, 1}, count, Part::all, kNonFinite, first<int32_t>(flags));
+  STRATA_CUDA_LAUNCHED();
+  scan_zero_diagonal<T><<<grid_for(count * n), kThreads>>>(Matrices<const T>{fs, n, n, n, 1}, count,
+                                                           first<int32_t>(zero));
+  STRATA_CUDA_LAUNCHED();
+  check_permutation<<<grid_for(count), kThreads>>>(first<int64_t>(p), first<int32_t>(seen),
+                                                   first<int32_t>(flags), count, n);
+  STRATA_CUDA_LAUNCHED();
+  fill_identity<T><<<grid_for(count * per), kThreads>>>(first<T>(z), count, n);
+  STRATA_CUDA_LAUNCHED();
+  // f row-major is the column-major packed^T: U^T is its lower triangle, L^T its upper one.
+  const TrsmArgs u_t{
+      CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, n, n, n, n};
+  const TrsmArgs l_t{
+      CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, n, n, n, n};
+  if (count == 1) {
+    STRATA_CUBLAS_CHECK(trsm(blas(be), u_t, first<T>(f), first<T>(z)));
+    STRATA_CUBLAS_CHECK(trsm(blas(be), l_t, first<T>(f), first<T>(z)));
+  } else {
+    STRATA_CUBLAS_CHECK(trsm_batched(blas(be), u_t, fs, zs, dim(count, op)));
+    STRATA_CUBLAS_CHECK(trsm_batched(blas(be), l_t, fs, zs, dim(count, op)));
+  }
+  scatter_rows<T>
+      <<<grid_for(count * per), kThreads>>>(first<T>(x), first<T>(z), first<int64_t>(p), count, n);
+  STRATA_CUDA_LAUNCHED();
+  merge_info<<<grid_for(count), kThreads>>>(first<int32_t>(info), first<int32_t>(flags),
+                                            first<int32_t>(zero), nullptr, nullptr, count);
+  STRATA_CUDA_LAUNCHED();
+}
+
 }  // namespace
+
+void CudaBackend::lu_inverse(const RawTensor& x, const RawTensor& lu, const RawTensor& perm,
+                             const RawTensor& info) {
+  DeviceGuard guard(index_);
+  if (x.dtype() == DType::f32) return lu_inverse_typed<float>(*this, x, lu, perm, info);
+  lu_inverse_typed<double>(*this, x, lu, perm, info);
+}
 
 void CudaBackend::cholesky(const RawTensor& l, const RawTensor& a, const RawTensor& info) {
   DeviceGuard guard(index_);

@@ -88,6 +88,10 @@ TEST_CASE("cuda: factorisations agree with the CPU", "[cuda][linalg]") {
           CHECK(rel_diff(lg[0], lc[0]) <= tol(t));
           CHECK(on_host(lg[1]) == on_host(lc[1]));
           CHECK(on_host(lg[2]) == on_host(lc[2]));
+          // lu_inverse from those factors, read through a transposed view on the device.
+          const st::RawTensor factors_t = raw::contiguous(lg[0].transpose(-1, -2));
+          CHECK(rel_diff(raw::lu_inverse(factors_t.transpose(-1, -2), lg[2]),
+                         raw::lu_inverse(lc[0], lc[2])) <= tol(t));
           // eigh: values; vectors through V diag(w) V^T = A.
           const auto ec = raw::eigh(in);
           const auto eg = raw::eigh(on_dev);
@@ -163,6 +167,20 @@ TEST_CASE("cuda: factorisation errors are the CPU's", "[cuda][linalg]") {
       v[2] = std::nan("");
       const st::RawTensor bad = raw::from_host(v.data(), {2, n, n}, st::f64, d);
       CHECK_THROWS_WITH(raw::lu(bad), "lu: input[0] holds a NaN or an infinity");
+      const auto eye_lu = raw::lu(raw::to_device(cpu, d));
+      CHECK_THROWS_WITH(raw::lu_inverse(bad, eye_lu[2]),
+                        "lu_inverse: lu[0] holds a NaN or an infinity");
+      std::vector<int64_t> dup(static_cast<std::size_t>(2 * n), 0);
+      const st::RawTensor bad_perm = raw::from_host(dup.data(), {2, n}, st::i64, d);
+      CHECK_THROWS_WITH(raw::lu_inverse(eye_lu[0], bad_perm),
+                        "lu_inverse: perm[0] is not a permutation of 0.." + std::to_string(n - 1));
+      std::vector<double> zero(v.begin(), v.end());
+      zero[2] = 0.0;
+      zero[std::size_t(n * n + n * n - 1)] = 0.0;  // U[1]'s last diagonal element
+      CHECK_THROWS_WITH(
+          raw::lu_inverse(raw::from_host(zero.data(), {2, n, n}, st::f64, d), eye_lu[2]),
+          "lu_inverse: lu[1] is singular: U's diagonal element " + std::to_string(n - 1) +
+              " is zero");
       CHECK_THROWS_WITH(raw::svd(bad), "svd: input[0] holds a NaN or an infinity");
       CHECK_THROWS_WITH(raw::triangular_solve(bad, bad, {.lower = false}),
                         Catch::Matchers::Contains("triangular_solve: input[0] holds a NaN"));

@@ -68,6 +68,10 @@ TEST_CASE("linalg: the same bits for any thread count", "[raw][linalg][cpu_only]
       const auto [f, p, q] = st::raw::lu(general);
       return std::vector<RawTensor>{f, p, q};
     });
+    every_output_same_bits_for_any_thread_count("lu_inverse n=512 " + dt, [&] {
+      const auto [f, p, q] = st::raw::lu(general);
+      return std::vector<RawTensor>{st::raw::lu_inverse(f, q)};
+    });
     const RawTensor l = st::raw::cholesky(spd({256, 256}, dtype, 3));
     const RawTensor rhs = st::raw::normal({256, 96}, 4, dtype);
     every_output_same_bits_for_any_thread_count("triangular_solve n=256 k=96 " + dt, [&] {
@@ -81,7 +85,8 @@ TEST_CASE("linalg: the same bits for any thread count", "[raw][linalg][cpu_only]
       const auto [w, v] = st::raw::eigh(small);
       const auto [u, s, vh] = st::raw::svd(small);
       const auto [qq, r] = st::raw::qr(small);
-      return std::vector<RawTensor>{st::raw::cholesky(small), f, p, q, w, v, u, s, vh, qq, r};
+      return std::vector<RawTensor>{
+          st::raw::cholesky(small), f, p, q, st::raw::lu_inverse(f, q), w, v, u, s, vh, qq, r};
     });
   }
 }

@@ -185,6 +185,49 @@ TEST_CASE("linalg errors: shapes, dtypes and undefined tensors", "[raw][linalg]"
   CHECK(printed.empty());
 }
 
+TEST_CASE("lu_inverse errors: singular U, NaN, bad permutations, shapes and dtypes",
+          "[raw][linalg]") {
+  const RawTensor id = tt::make({3}, DType::i64, {0, 1, 2});
+  const std::vector<double> eye = identities(2, 3), eye1 = identities(1, 3);
+  std::vector<double> zero_pivot = eye;
+  zero_pivot[9 + 8] = 0;  // U[1][2, 2]
+  std::string printed = stderr_of([&] {
+    CHECK_THROWS_MATCHES(
+        st::raw::lu_inverse(f64({2, 3, 3}, zero_pivot), id), st::LinAlgError,
+        Catch::Matchers::Message("lu_inverse: lu[1] is singular: U's diagonal element 2 is zero"));
+    std::vector<double> nan = eye;
+    nan[3] = kNaN;  // below the diagonal: L's part is read too
+    CHECK_THROWS_MATCHES(st::raw::lu_inverse(f64({2, 3, 3}, nan), id), st::LinAlgError,
+                         Catch::Matchers::Message("lu_inverse: lu[0] holds a NaN or an infinity"));
+    CHECK_THROWS_MATCHES(
+        st::raw::lu_inverse(f64({2, 3, 3}, eye), tt::make({2, 3}, DType::i64, {0, 1, 2, 0, 3, 1})),
+        st::LinAlgError,
+        Catch::Matchers::Message("lu_inverse: perm[1] is not a permutation of 0..2"));
+    CHECK_THROWS_MATCHES(
+        st::raw::lu_inverse(f64({3, 3}, eye1), tt::make({3}, DType::i64, {2, 0, 2})),
+        st::LinAlgError, Catch::Matchers::Message("lu_inverse: perm is not a permutation of 0..2"));
+    CHECK_THROWS_AS(st::raw::lu_inverse(f64({3, 3}, eye1), tt::make({3}, DType::i64, {0, -1, 2})),
+                    st::LinAlgError);
+  });
+  CHECK(printed.empty());
+  CHECK_THROWS_MATCHES(st::raw::lu_inverse(f64({3, 3}, eye1), tt::make({3}, DType::f64, {0, 1, 2})),
+                       st::DTypeError,
+                       Catch::Matchers::Message("lu_inverse: perm has dtype f64, needs i64 (the "
+                                                "permutation lu returns)"));
+  CHECK_THROWS_MATCHES(st::raw::lu_inverse(f64({3, 3}, eye1), tt::make({2}, DType::i64, {0, 1})),
+                       st::ShapeError,
+                       Catch::Matchers::Message("lu_inverse: perm of shape [2] does not fit lu "
+                                                "of shape [3, 3] (needs [..., 3])"));
+  CHECK_THROWS_AS(st::raw::lu_inverse(f64({2, 3}, {1, 2, 3, 4, 5, 6}), id), st::ShapeError);
+  CHECK_THROWS_AS(
+      st::raw::lu_inverse(f64({2, 3, 3}, eye), tt::make({3, 3}, DType::i64, identities(1, 3))),
+      st::ShapeError);  // batch dims [2] and [3] do not broadcast
+  CHECK_THROWS_AS(st::raw::lu_inverse(tt::make({2, 2}, DType::i32, {1, 0, 0, 1}), id),
+                  st::DTypeError);
+  CHECK_THROWS_AS(st::raw::lu_inverse(RawTensor(), id), st::ValueError);
+  CHECK_THROWS_AS(st::raw::lu_inverse(f64({3, 3}, eye1), RawTensor()), st::ValueError);
+}
+
 TEST_CASE("linalg: empty batches and empty matrices give empty results", "[raw][linalg]") {
   const RawTensor none = tt::make({0, 3, 3}, DType::f64, {});
   CHECK(st::raw::cholesky(none).shape() == Shape{0, 3, 3});
@@ -202,6 +245,9 @@ TEST_CASE("linalg: empty batches and empty matrices give empty results", "[raw][
   CHECK(r.shape() == Shape{0, 5});
   CHECK(st::raw::triangular_solve(none, tt::make({3, 2}, DType::f64, {1, 2, 3, 4, 5, 6}), {})
             .shape() == Shape{0, 3, 2});
+  CHECK(st::raw::lu_inverse(none, perm).shape() == Shape{0, 3, 3});
+  CHECK(st::raw::lu_inverse(tt::make({0, 0}, DType::f64, {}), tt::make({0}, DType::i64, {}))
+            .shape() == Shape{0, 0});
 }
 
 TEST_CASE("linalg errors: operands on two devices", "[raw][linalg]") {

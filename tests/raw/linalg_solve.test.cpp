@@ -4,10 +4,14 @@
 // broadcast batch dims, f32 and f64, against Eigen's triangularView solve and
 // the residual op(A) X - B. The triangle A's options leave unread holds NaNs
 // (and so does the diagonal under unit_diagonal): reading them would show.
+// raw::lu_inverse: (P^T L U)^-1 for packed factors on every layout and random
+// permutations broadcast against them, against Eigen's inverse of the product.
 #include <Eigen/Dense>
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
+#include <random>
 #include <utility>
 #include <vector>
 
@@ -82,6 +86,15 @@ MatD reference(const MatD& op_a, const MatD& b, bool left, bool lower_op) {
                   : MatD(at.triangularView<Eigen::Lower>().solve(bt).transpose());
 }
 
+/// The flat (row-major) batch element of an operand with batch dims `own` that the output's
+/// batch index idx reads: a dim of size 1 broadcasts, leading dims `own` lacks are dropped.
+int64_t broadcast_flat(const std::vector<int64_t>& idx, const Shape& own) {
+  int64_t f = 0;
+  const std::size_t lead = idx.size() - own.size();
+  for (std::size_t d = 0; d < own.size(); ++d) f = f * own[d] + (own[d] == 1 ? 0 : idx[lead + d]);
+  return f;
+}
+
 struct Case {
   Shape batch_a, batch_b;
   int64_t n, k;
@@ -109,15 +122,8 @@ void check_solve(const Case& c, DType dtype, const st::raw::TriangularSolve& opt
   const bool lower_op = opts.lower != opts.transpose;
   // Each output batch element reads the A and B elements its index broadcasts from.
   tt::for_each_index(batch, [&](const std::vector<int64_t>& idx) {
-    auto flat = [&](const Shape& own) {
-      int64_t f = 0;
-      const std::size_t lead = idx.size() - own.size();
-      for (std::size_t d = 0; d < own.size(); ++d)
-        f = f * own[d] + (own[d] == 1 ? 0 : idx[lead + d]);
-      return f;
-    };
-    int64_t out = 0;
-    for (std::size_t d = 0; d < idx.size(); ++d) out = out * batch[d] + idx[d];
+    auto flat = [&](const Shape& own) { return broadcast_flat(idx, own); };
+    const int64_t out = broadcast_flat(idx, batch);
     const MatD op_a = effective(tt::matrix(av, flat(c.batch_a), c.n, c.n), opts);
     const MatD b = tt::matrix(bv, flat(c.batch_b), brows, bcols);
     const MatD xb = tt::matrix(xv, out, brows, bcols);
@@ -163,6 +169,95 @@ TEST_CASE("triangular_solve: many right-hand sides (the CPU's tiled path) on eve
                                              : tt::MatLayout::contiguous;
     for (DType dtype : {DType::f64, DType::f32}) {
       check_solve({{2}, {}, 150, 70}, dtype, opts, ka, tt::MatLayout::contiguous, 100 + bits);
+    }
+  }
+}
+
+namespace {
+
+/// Packed LU factors [batch..., n, n] (row-major values): L unit lower with entries 0.3 normal /
+/// sqrt(n), U upper with that scale and a diagonal 1 + |normal| of random sign.
+std::vector<double> packed_factors(const Shape& shape, DType dtype, uint64_t seed) {
+  const int64_t n = shape[shape.ndim() - 1];
+  std::vector<double> v = tt::normal_values(tt::numel_of(shape), seed, dtype);
+  const double scale = 0.3 / std::sqrt(double(std::max<int64_t>(n, 1)));
+  for (std::size_t e = 0; e < v.size(); ++e) {
+    const int64_t i = int64_t(e) / n % n, j = int64_t(e) % n;
+    v[e] = i == j ? (v[e] < 0 ? -1.0 : 1.0) * (1.0 + std::abs(v[e])) : v[e] * scale;
+    if (dtype == DType::f32) v[e] = double(float(v[e]));
+  }
+  return v;
+}
+
+/// count random permutations of 0..n-1, row after row.
+std::vector<double> permutations(int64_t count, int64_t n, uint64_t seed) {
+  std::mt19937_64 gen(seed);
+  std::vector<double> out;
+  for (int64_t b = 0; b < count; ++b) {
+    std::vector<int64_t> p(static_cast<std::size_t>(n));
+    for (int64_t i = 0; i < n; ++i) p[std::size_t(i)] = i;
+    std::shuffle(p.begin(), p.end(), gen);
+    out.insert(out.end(), p.begin(), p.end());
+  }
+  return out;
+}
+
+/// The matrix whose factors these are: P^T L U, with row perm[i] of it row i of L U.
+MatD unfactored(const MatD& packed, const std::vector<double>& perm, int64_t b) {
+  const int64_t n = packed.rows();
+  MatD l = MatD::Identity(n, n), u = MatD::Zero(n, n);
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = 0; j < n; ++j) (i > j ? l : u)(i, j) = packed(i, j);
+  }
+  const MatD lu = l * u;
+  MatD a(n, n);
+  for (int64_t i = 0; i < n; ++i) a.row(int64_t(perm[std::size_t(b * n + i)])) = lu.row(i);
+  return a;
+}
+
+void check_lu_inverse(const Shape& batch_lu, const Shape& batch_perm, int64_t n, DType dtype,
+                      tt::MatLayout kind, uint64_t seed) {
+  const Shape sl = tt::shape_of(batch_lu, {n, n});
+  Shape sp = batch_perm;
+  sp.push_back(n);
+  INFO(tt::dname(dtype) << " lu " << sl << " (" << tt::mat_layout_name(kind) << ") perm " << sp);
+  std::vector<double> fv = packed_factors(sl, dtype, seed);
+  if (kind == tt::MatLayout::broadcast_batch) fv = tt::repeat_first(fv, n * n);
+  int64_t perms = 1;
+  for (int64_t d : batch_perm) perms *= d;
+  const std::vector<double> pv = permutations(perms, n, seed + 1);
+  const RawTensor x =
+      st::raw::lu_inverse(tt::laid_out(sl, dtype, fv, kind), tt::make(sp, DType::i64, pv));
+  const Shape batch = st::broadcast_shapes(batch_lu, batch_perm, "test");
+  REQUIRE(x.shape() == tt::shape_of(batch, {n, n}));
+  const std::vector<double> xv = tt::values(x);
+  const double tol = tt::tolerance(dtype, n);
+  tt::for_each_index(batch, [&](const std::vector<int64_t>& idx) {
+    auto flat = [&](const Shape& own) { return broadcast_flat(idx, own); };
+    const int64_t out = broadcast_flat(idx, batch);
+    const MatD a = unfactored(tt::matrix(fv, flat(batch_lu), n, n), pv, flat(batch_perm));
+    const MatD xb = tt::matrix(xv, out, n, n);
+    CHECK((a * xb - MatD::Identity(n, n)).norm() <= tol * std::max(1.0, xb.norm()));
+    CHECK((xb - MatD(a.inverse())).norm() <= tol * std::max(1.0, xb.norm()));
+  });
+}
+
+}  // namespace
+
+TEST_CASE("lu_inverse: (P^T L U)^-1 on every layout and broadcast batch, as Eigen's inverse",
+          "[raw][linalg]") {
+  struct Shapes {
+    Shape lu, perm;
+    int64_t n;
+  };
+  // n = 150 takes the CPU's tiled path (tiles of 64 columns, the last one ragged).
+  const std::vector<Shapes> cases = {{{}, {}, 1},  {{}, {}, 6},  {{3}, {3}, 5}, {{2, 1}, {3}, 4},
+                                     {{}, {2}, 3}, {{2}, {}, 4}, {{0}, {}, 3},  {{2}, {2}, 150}};
+  uint64_t seed = 7;
+  for (DType dtype : {DType::f64, DType::f32}) {
+    for (const Shapes& c : cases) {
+      for (tt::MatLayout kind : tt::kMatLayouts)
+        check_lu_inverse(c.lu, c.perm, c.n, dtype, kind, seed++);
     }
   }
 }
