@@ -50,6 +50,8 @@ struct RulePrims {
   static L cholesky(const L& a);
   static L triangular_solve(const L& a, const L& b, TriangularSolve opts);
   static std::array<L, 3> lu(const L& a);
+  static L lu_inverse(const L& a, const L& lu, const L& perm);
+  static L logabsdet(const L& a, const L& lu, const L& perm);
   static std::array<L, 2> eigh(const L& a);
   static std::array<L, 3> svd(const L& a);
   static std::array<L, 2> qr(const L& a);
@@ -184,6 +186,16 @@ L RulePrims<Self, L>::triangular_solve(const L& a, const L& b, TriangularSolve o
 template <class Self, class L>
 std::array<L, 3> RulePrims<Self, L>::lu(const L& a) {
   return Self::apply_multi(rules::Lu{}, a);
+}
+
+template <class Self, class L>
+L RulePrims<Self, L>::lu_inverse(const L& a, const L& lu, const L& perm) {
+  return Self::apply(rules::LuInverse{}, a, lu, perm);
+}
+
+template <class Self, class L>
+L RulePrims<Self, L>::logabsdet(const L& a, const L& lu, const L& perm) {
+  return Self::apply(rules::Logabsdet{}, a, lu, perm);
 }
 
 template <class Self, class L>

@@ -19,6 +19,9 @@
 ///   index_select(x, axis, idx)      index_add(x, axis, idx, src)  (idx a plain Tensor)
 ///   cholesky(a)   triangular_solve(a, b, opts)   lu(a) -> 3   eigh(a) -> 2   svd(a) -> 3
 ///   qr(a) -> 2    (raw/linalg.hpp; "-> k": a std::array of k results)
+///   lu_inverse(a, lu, perm)   logabsdet(a, lu, perm)   a^-1 and log|det a| from a's own LU
+///                 factors (lu, perm without derivatives): the value from the factors, the
+///                 derivative through a alone
 ///   constant(tensor)                a plain Tensor as a constant of T
 ///   plain(x)                        the plain Tensor value underneath every level
 ///
@@ -75,6 +78,8 @@ concept Diffable = requires(const T& x, const Tensor& t, const Shape& s, UnaryOp
   { Prims<T>::cholesky(x) } -> std::same_as<T>;
   { Prims<T>::triangular_solve(x, x, TriangularSolve{}) } -> std::same_as<T>;
   { Prims<T>::lu(x) } -> std::same_as<std::array<T, 3>>;
+  { Prims<T>::lu_inverse(x, x, x) } -> std::same_as<T>;
+  { Prims<T>::logabsdet(x, x, x) } -> std::same_as<T>;
   { Prims<T>::eigh(x) } -> std::same_as<std::array<T, 2>>;
   { Prims<T>::svd(x) } -> std::same_as<std::array<T, 3>>;
   { Prims<T>::qr(x) } -> std::same_as<std::array<T, 2>>;

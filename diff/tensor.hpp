@@ -102,6 +102,8 @@ struct Prims<Tensor> {
   static Tensor cholesky(const Tensor& a);
   static Tensor triangular_solve(const Tensor& a, const Tensor& b, TriangularSolve opts);
   static std::array<Tensor, 3> lu(const Tensor& a);
+  static Tensor lu_inverse(const Tensor& a, const Tensor& lu, const Tensor& perm);
+  static Tensor logabsdet(const Tensor& a, const Tensor& lu, const Tensor& perm);
   static std::array<Tensor, 2> eigh(const Tensor& a);
   static std::array<Tensor, 3> svd(const Tensor& a);
   static std::array<Tensor, 2> qr(const Tensor& a);

@@ -257,6 +257,39 @@ std::array<Tensor, K> factors(std::string_view op, const std::array<RawTensor, K
 std::array<Tensor, 3> Prims<Tensor>::lu(const Tensor& a) {
   return factors("lu", raw::lu(defined_raw(a, "lu")), a);
 }
+// a's own value is not read: lu and perm are its factors (Diffable's lu_inverse, logabsdet).
+Tensor Prims<Tensor>::lu_inverse(const Tensor& a, const Tensor& lu, const Tensor& perm) {
+  (void)defined_raw(a, "lu_inverse");
+  const auto compute = [&] {
+    return Tensor(raw::lu_inverse(defined_raw(lu, "lu_inverse"), defined_raw(perm, "lu_inverse")));
+  };
+  if (maybe_debug_nans()) [[unlikely]] {
+    return compute_checked("lu_inverse", compute, lu);
+  }
+  return compute();
+}
+Tensor Prims<Tensor>::logabsdet(const Tensor& a, const Tensor& lu, const Tensor& perm) {
+  (void)defined_raw(a, "logabsdet");
+  (void)defined_raw(perm, "logabsdet");
+  const RawTensor& f = defined_raw(lu, "logabsdet");
+  if (f.ndim() < 2 || f.shape()[f.ndim() - 1] != f.shape()[f.ndim() - 2]) {
+    detail::fail<ShapeError>("logabsdet", "lu has shape ", f.shape(),
+                             ", needs square matrices [..., n, n]");
+  }
+  // sum(log|U_ii|) over U's diagonal, a view with the stride of one row plus one column.
+  const int64_t nd = f.ndim();
+  Layout diag{Shape(f.shape().begin(), f.shape().end() - 1),
+              Strides(f.strides().begin(), f.strides().end() - 1), f.offset()};
+  diag.strides[std::size_t(nd - 2)] = f.strides()[nd - 2] + f.strides()[nd - 1];
+  const auto compute = [&] {
+    const RawTensor d = raw::unary(UnaryOp::abs, f.view(std::move(diag)));
+    return Tensor(raw::reduce(ReduceOp::sum, raw::unary(UnaryOp::log, d), {nd - 2}));
+  };
+  if (maybe_debug_nans()) [[unlikely]] {
+    return compute_checked("logabsdet", compute, lu);
+  }
+  return compute();
+}
 std::array<Tensor, 2> Prims<Tensor>::eigh(const Tensor& a) {
   return factors("eigh", raw::eigh(defined_raw(a, "eigh")), a);
 }

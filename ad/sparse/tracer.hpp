@@ -24,6 +24,7 @@
 ///   triangular_solve   x's column (left) or row (right) unites a's whole matrix and b's
 ///                      column (row)
 ///   factorisations     every output of a matrix unites every element of the input matrix
+///                      (lu_inverse and logabsdet: of a, their factors carry no sets)
 ///
 /// Second order (pairs), as SparseConnectivityTracer's Hessian tracer: every op passes on the
 /// union of its operands' pairs, and a nonlinear op adds the products of first-order sets:
@@ -145,6 +146,8 @@ struct Prims<SparsityTracer> {
   static S cholesky(const S& a);
   static S triangular_solve(const S& a, const S& b, TriangularSolve opts);
   static std::array<S, 3> lu(const S& a);
+  static S lu_inverse(const S& a, const S& lu, const S& perm);
+  static S logabsdet(const S& a, const S& lu, const S& perm);
   static std::array<S, 2> eigh(const S& a);
   static std::array<S, 3> svd(const S& a);
   static std::array<S, 2> qr(const S& a);

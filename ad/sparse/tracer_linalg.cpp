@@ -253,6 +253,24 @@ std::array<S, 3> Prims<S>::lu(const S& a) {
   return {f.output({n, n}), f.indices(n), f.indices(n)};
 }
 
+// Both depend on all of a's matrix (lu and perm are its factors, without sets of their own).
+S Prims<S>::lu_inverse(const S& a, const S& lu, const S& perm) {
+  if (a.known() && lu.known() && perm.known()) {
+    return S(T::lu_inverse(a.value(), lu.value(), perm.value()));
+  }
+  require_matrices(a, "lu_inverse", true);
+  const int64_t n = rows_of(a);
+  return Factor(a).output({n, n});
+}
+
+S Prims<S>::logabsdet(const S& a, const S& lu, const S& perm) {
+  if (a.known() && lu.known() && perm.known()) {
+    return S(T::logabsdet(a.value(), lu.value(), perm.value()));
+  }
+  require_matrices(a, "logabsdet", true);
+  return Factor(a).output({});
+}
+
 std::array<S, 2> Prims<S>::eigh(const S& a) {
   if (a.known()) {
     const std::array<Tensor, 2> r = T::eigh(a.value());

@@ -8,15 +8,16 @@ namespace strata::linalg {
 
 /// The sign and the natural log of the absolute value of the determinant of square matrices
 /// [..., n, n] (numpy.linalg.slogdet): {sign [...], logabsdet [...]}, through the LU
-/// factorisation: logabsdet = sum(log|U_ii|), its gradient a^-T. A singular matrix gives
-/// sign 0 and logabsdet -inf (no error, as NumPy). The sign is a constant (no derivative).
-/// Example: `auto [sign, logabsdet] = st::linalg::slogdet(a);`.
+/// factorisation: logabsdet = sum(log|U_ii|), its gradient a^-T made from the same factors
+/// (the factorisation is never differentiated). A singular matrix gives sign 0 and logabsdet
+/// -inf (no error, as NumPy); its gradient there is a LinAlgError. The sign is a constant (no
+/// derivative). Example: `auto [sign, logabsdet] = st::linalg::slogdet(a);`.
 template <Diffable T>
 std::pair<T, T> slogdet(const T& a) {
   detail::require_square("slogdet", a);
-  auto [f, pivots, perm] = lu(a);
+  auto [f, pivots, perm] = lu(detail::detach(a));
   const T d = diagonal(f, 0, -2, -1);
-  const T logabsdet = sum(log(abs(d)), {-1});
+  const T logabsdet = Prims<T>::logabsdet(a, f, perm);
   // The sign: (-1)^(row swaps + negative pivots), 0 with a zero pivot; integers throughout.
   const int64_t n = a.shape()[a.shape().ndim() - 1];
   const T swaps = sum(pivots != arange(0, double(n), 1, i64, a.device()), {-1});

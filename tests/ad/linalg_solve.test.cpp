@@ -78,7 +78,14 @@ TEST_CASE("cho_solve, inv, solve_triangular: identities and derivatives", "[ad][
       }
     }
   }
-  check_grads<2>([](const auto& m) { return st::linalg::inv(m); }, {normal({3, 3}, 30)});
+  check_grads<3>([](const auto& m) { return st::linalg::inv(m); }, {normal({3, 3}, 30)});
+  // A batch, and a transposed (column-major) input, as Eigen's inverse.
+  const st::Tensor batch = normal({2, 3, 3}, 34);
+  const st::Tensor inverses = st::linalg::inv(batch.transpose(1, 2));
+  for (int64_t i = 0; i < 2; ++i) {
+    const Mat m = eigen_of(st::Tensor(batch.ix(i)));
+    require_near(st::Tensor(inverses.ix(i)), tensor_of(m.transpose().inverse()), 1e-12);
+  }
 }
 
 TEST_CASE("slogdet, det, logdet: against Eigen, third order", "[ad][linalg]") {
@@ -95,6 +102,10 @@ TEST_CASE("slogdet, det, logdet: against Eigen, third order", "[ad][linalg]") {
   CHECK(st::linalg::logdet(s).item<double>() ==
         Approx(std::log(eigen_of(s).determinant())).epsilon(1e-12));
   check_grads<3>([](const auto& x) { return st::linalg::slogdet(x).second; }, {normal({4, 4}, 33)});
+  // On a transposed view: the gradient of log|det a^T| is a^-1.
+  require_near(
+      st::grad([](const auto& x) { return st::linalg::slogdet(st::transpose(x, 0, 1)).second; }, a),
+      tensor_of(eigen_of(a).inverse()), 1e-11);
   // A singular matrix: sign 0, log|det| -inf, det 0 (NumPy's values).
   const st::Tensor singular = st::from_vector(std::vector<double>{1, 2, 2, 4}, {2, 2});
   const auto [s0, l0] = st::linalg::slogdet(singular);

@@ -42,6 +42,10 @@ TEST_CASE("linalg under vmap: values and gradients equal a loop", "[ad][linalg][
   require_vmap_is_loop(eig, spds, 1e-13);
   require_vmap_is_loop(sv, gens, 1e-13);
   require_vmap_is_loop(qr_r, gens, 1e-13);
+  auto inverse = [](const auto& a) { return st::linalg::inv(a); };
+  require_vmap_is_loop(inverse, gens, 1e-12);
+  require_vmap_is_loop(st::grad([&](const auto& a) { return st::sum(inverse(a) * a); }), gens,
+                       1e-11);
   // Per-example gradients: the rules run on batched values (the LU permutation differs per
   // example, so its rows move by permutation matrices).
   require_vmap_is_loop(st::grad(logdet), gens, 1e-12);
@@ -85,7 +89,11 @@ TEST_CASE("linalg: bad input gives a clear error", "[ad][linalg][errors]") {
   const st::Tensor rhs = st::ones({2, 1}, st::f64);
   using st::LinAlgError, st::ShapeError, st::DTypeError;
   require_error<LinAlgError>([&] { st::linalg::solve(singular, rhs); }, "solve: input is singular");
-  require_error<LinAlgError>([&] { st::linalg::inv(singular); }, "is singular");
+  require_error<LinAlgError>([&] { st::linalg::inv(singular); }, "inv: input is singular");
+  // log|det| is -inf there, and its gradient a^-T does not exist.
+  require_error<LinAlgError>(
+      [&] { st::grad([](const auto& a) { return st::linalg::slogdet(a).second; }, singular); },
+      "lu_inverse: lu is singular: U's diagonal element 1 is zero");
   require_error<LinAlgError>(
       [&] { st::linalg::cholesky(indefinite); },
       "cholesky: input is not positive-definite: the leading minor of order 2");

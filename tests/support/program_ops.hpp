@@ -251,9 +251,14 @@ inline const auto kProgramOps = std::tuple{
   // Linear algebra (st::linalg), on the invertible M(a) of program_linalg.hpp.
   row("cholesky", "cholesky(M(a))", "cholesky", matrix_source,
       STRATA_OP(linalg::cholesky(well_posed(a)))),
-  row("solve", "solve(M(a), b), through lu and two triangular solves", "triangular_solve",
+  row("solve", "solve(M(a), b), through lu and two triangular solves", "lu",
       linear_system, STRATA_OP(linalg::solve(well_posed(a), b))),
-  row("slogdet", "sign * logabsdet, slogdet(M(a)), through lu", "lu", matrix_source,
+  row("cho_solve", "cho_solve(cholesky(M(a)), b): two triangular solves", "triangular_solve",
+      linear_system, STRATA_OP(linalg::cho_solve(linalg::cholesky(well_posed(a)), b))),
+  row("inv", "inv(M(a)), from its LU factors", "lu_inverse", matrix_source,
+      STRATA_OP(linalg::inv(well_posed(a)))),
+  row("slogdet", "sign * logabsdet, slogdet(M(a)), from its LU factors", "logabsdet",
+      matrix_source,
       [](const ProgNode& n, const auto& a, const auto& b) {
         const auto [sign, logabsdet] = linalg::slogdet(well_posed(a));
         (void)n;
