@@ -60,6 +60,17 @@ void binary_typed(BinaryOp op, const T* a, int64_t sa, const T* b, int64_t sb, v
     }
     if (op == BinaryOp::safe_mul) return safe(scalar::Mul{}, scalar::SafeMul{}, mul);
     if (op == BinaryOp::safe_div) return safe(scalar::Div{}, scalar::SafeDiv{}, div);
+    // The plain ops at the instruction set's width: a block sits in L1, so unlike the eager
+    // kernel's memory-bound loop, the width is the speed (map_block is compiled for SSE2). A
+    // block where two NaNs meet falls through to the eager kernel's code (vmath.hpp), which
+    // needs the operands intact: not when the result overwrites one of them.
+    const bool apart = out != static_cast<const void*>(a) && out != static_cast<const void*>(b);
+    if (const int fn = vmath_binary_fn(op); k && fn >= 0 && sa <= 1 && sb <= 1 && apart) {
+      bool (*kernel)(const T*, int64_t, const T*, int64_t, T*, int64_t) = nullptr;
+      if constexpr (std::is_same_v<T, float>) kernel = k->binary_f32[fn];
+      if constexpr (std::is_same_v<T, double>) kernel = k->binary_f64[fn];
+      if (kernel && kernel(a, sa, b, sb, static_cast<T*>(out), n)) return;
+    }
   }
   scalar::visit_binary<T>(op, [&](auto f) {
     using Out = decltype(f(T{}, T{}));  // bool for the comparisons

@@ -65,6 +65,20 @@ inline void store_fence() {
 #endif
 }
 
+/// The plain binary ops with a kernel per instruction set (Kernels::binary_f32/f64), for the
+/// fused blocks of a jit plan, whose blocks stay in L1 where the vector width decides the
+/// speed. Each computes the scalar functor's formula (raw/scalar/binary.hpp) lane by lane.
+/// Null where this instruction set has no vectorised kernel for the op (maximum and minimum
+/// below AVX-512).
+enum BinaryFn : int { kAdd, kSub, kMul, kDiv, kMaximum, kMinimum, kBinaryFnCount };
+/// o[i] = op(a[i * sa], b[i * sb]) for i < n; sa and sb are 1 or 0 (one value broadcast).
+/// False when some a[i] and b[i] are both NaN: the one case whose bits (the NaN's payload) may
+/// differ from the eager kernel's, which the caller then recomputes with that kernel's code.
+using BinaryF32 = bool (*)(const float* a, int64_t sa, const float* b, int64_t sb, float* o,
+                           int64_t n);
+using BinaryF64 = bool (*)(const double* a, int64_t sa, const double* b, int64_t sb, double* o,
+                           int64_t n);
+
 struct Kernels {
   Isa isa;
   KernelF32 f32[kFnCount];
@@ -87,6 +101,9 @@ struct Kernels {
   // The products and quotients of the NaN-safe ops, with their finiteness check fused.
   ProductF32 mul_f32, div_f32;
   ProductF64 mul_f64, div_f64;
+  // The plain binary ops (BinaryFn), compiled for this instruction set.
+  BinaryF32 binary_f32[kBinaryFnCount];
+  BinaryF64 binary_f64[kBinaryFnCount];
 };
 
 /// The kernels for `isa`, or nullptr when this CPU (or this build) lacks it.

@@ -328,6 +328,65 @@ bool div_f64(const double* a, int64_t sa, const double* b, int64_t sb, double* o
   return product_strided(a, sa, b, sb, o, n, DivOp{});
 }
 
+// The plain binary ops (BinaryFn), local to this instruction set's namespace so that no
+// other translation unit picks up their code: each is the formula of raw/scalar/binary.hpp's
+// functor. Where both operands are NaN, IEEE 754 leaves the result's payload to the hardware
+// (x86: the first operand's), and a compiler may order a commutative op's operands one way
+// here and another in the eager kernel's scalar loop: binary_strided reports such lanes, and
+// the caller recomputes that block with the eager kernel's code.
+struct AddOp {
+  template <class T>
+  T operator()(T x, T y) const {
+    return x + y;
+  }
+};
+struct SubOp {
+  template <class T>
+  T operator()(T x, T y) const {
+    return x - y;
+  }
+};
+struct MaximumOp {
+  template <class T>
+  T operator()(T x, T y) const {
+    if (x != x || y != y) return x + y;
+    return x < y ? y : x;
+  }
+};
+struct MinimumOp {
+  template <class T>
+  T operator()(T x, T y) const {
+    if (x != x || y != y) return x + y;
+    return y < x ? y : x;
+  }
+};
+template <int SA, int SB, class T, class Op>
+bool binary_at(const T* a, const T* b, T* o, int64_t n, Op op) {
+  unsigned both_nan = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const T x = a[i * SA], y = b[i * SB];
+    o[i] = op(x, y);
+    both_nan |= unsigned(x != x) & unsigned(y != y);
+  }
+  return both_nan == 0;
+}
+template <class Op, class T>
+bool binary_strided(const T* a, int64_t sa, const T* b, int64_t sb, T* o, int64_t n) {
+  if (sa == 1 && sb == 1) return binary_at<1, 1>(a, b, o, n, Op{});
+  if (sa == 1) return binary_at<1, 0>(a, b, o, n, Op{});
+  if (sb == 1) return binary_at<0, 1>(a, b, o, n, Op{});
+  return binary_at<0, 0>(a, b, o, n, Op{});
+}
+
+// Whether GCC vectorises MaximumOp and MinimumOp's branch here: with AVX-512's mask
+// registers it does; for AVX2 and SSE2 it leaves a scalar loop no faster than map_block's,
+// so those entries are null and the fused blocks use map_block.
+#if defined(__AVX512F__)
+constexpr bool kVectorSelect = true;
+#else
+constexpr bool kVectorSelect = false;
+#endif
+
 extern const Kernels kKernels;
 const Kernels kKernels = {
     ISA_ENUM,
@@ -355,6 +414,12 @@ const Kernels kKernels = {
     div_f32,
     mul_f64,
     div_f64,
+    {binary_strided<AddOp, float>, binary_strided<SubOp, float>, binary_strided<MulOp, float>,
+     binary_strided<DivOp, float>, kVectorSelect ? binary_strided<MaximumOp, float> : nullptr,
+     kVectorSelect ? binary_strided<MinimumOp, float> : nullptr},
+    {binary_strided<AddOp, double>, binary_strided<SubOp, double>, binary_strided<MulOp, double>,
+     binary_strided<DivOp, double>, kVectorSelect ? binary_strided<MaximumOp, double> : nullptr,
+     kVectorSelect ? binary_strided<MinimumOp, double> : nullptr},
 };
 
 }  // namespace ISA_NS

@@ -19,4 +19,24 @@ inline int vmath_fn(UnaryOp op) {
   return vmath::kNone;
 }
 
+/// The vmath binary kernel computing op (vmath::BinaryFn), or -1 when op has none.
+inline int vmath_binary_fn(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::add:
+      return vmath::kAdd;
+    case BinaryOp::sub:
+      return vmath::kSub;
+    case BinaryOp::mul:
+      return vmath::kMul;
+    case BinaryOp::div:
+      return vmath::kDiv;
+    case BinaryOp::maximum:
+      return vmath::kMaximum;
+    case BinaryOp::minimum:
+      return vmath::kMinimum;
+    default:
+      return -1;
+  }
+}
+
 }  // namespace strata::detail

@@ -64,6 +64,22 @@ TEST_CASE("fused chains give eager's bits on every length and dtype", "[jit]") {
   }
 }
 
+TEST_CASE("fused chains: two NaNs meeting give eager's NaN", "[jit]") {
+  // w is NaN where v is, with the other sign: every op below meets two NaNs there, where the
+  // result's payload is the hardware's choice of operand (the vector kernels fall back to
+  // the eager code for such a block).
+  auto f = [](const st::Tensor& v) {
+    const st::Tensor w = -v * 3.0;
+    return st::maximum(v * w, w / v) + (w - v) * st::minimum(w, v) + (v + w);
+  };
+  for (const st::DType dtype : {st::f32, st::f64}) {
+    for (const int64_t n : {7, 2049, 2048 * 3}) {
+      INFO(st::dtype_name(dtype) << " n " << n);
+      require_eager_bits(f, special(n, dtype, 1), special(n, dtype, 2));
+    }
+  }
+}
+
 TEST_CASE("fused chains: comparisons, where, logical ops and integers", "[jit]") {
   auto relu_mix = [](const st::Tensor& v) {
     const st::Tensor pos = st::where(v > 0.0, v, st::zeros_like(v));
