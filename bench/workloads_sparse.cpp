@@ -6,6 +6,7 @@
 // st::hessian, whose cost grows as n^2 where the sparse one grows as n: the ratio at
 // n = 10^4 is this row's ratio times 5). The plans (trace and colouring) are made
 // in the setup, as a Newton loop makes them once; their cost is the row's "plan_s" measure.
+// sparse_jacobian_tridiag_n1e6_jit is the tridiagonal row under st::jit.
 #include <chrono>
 #include <memory>
 #include <string>
@@ -96,6 +97,32 @@ const Register kSparse(17, [](std::vector<Workload>& w) {
                        }});
   jac.relative_to = {"primal"};
   w.push_back(jac);
+
+  // The same Jacobian under st::jit, as a Newton loop would call it: the plan drops the primal
+  // (only the tangents are returned) and fuses the tangent chain; against the primal eager and
+  // jitted.
+  Workload jitted{"sparse_jacobian_tridiag_n1e6_jit", [=] {
+                    const st::Tensor x = st::randn({n}, 72, st::f64);
+                    const auto plan =
+                        std::make_shared<st::SparsePlan>(st::sparse_jacfwd_plan(tridiagonal(), x));
+                    auto j = st::jit([plan](const st::Tensor& v) {
+                      return st::sparse_jacfwd(tridiagonal(), v, *plan).values();
+                    });
+                    (void)j(x);
+                    return Body([=] { g_sink = j(x).raw(); });
+                  }};
+  jitted.peers.push_back({"primal", [=]() -> Body {
+                            const st::Tensor x = st::randn({n}, 72, st::f64);
+                            return [=] { g_sink = tridiagonal()(x).raw(); };
+                          }});
+  jitted.peers.push_back({"primal_jit", [=]() -> Body {
+                            const st::Tensor x = st::randn({n}, 72, st::f64);
+                            auto j = st::jit([](const st::Tensor& v) { return tridiagonal()(v); });
+                            (void)j(x);
+                            return [=] { g_sink = j(x).raw(); };
+                          }});
+  jitted.relative_to = {"primal", "primal_jit"};
+  w.push_back(jitted);
 });
 
 }  // namespace

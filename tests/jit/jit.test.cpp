@@ -70,6 +70,25 @@ TEST_CASE("jit captures grad, value_and_grad, hessian and vmap whole", "[jit]") 
     (void)h(x0);
     REQUIRE(same_bits(h(x1), st::hessian(smooth)(x1)));
   }
+  SECTION("sparse_jacfwd and sparse_hessian on a plan") {
+    // A banded Jacobian; the plans (traced patterns, colourings) are captured constants.
+    auto band = [](const auto& x) {
+      const auto lo = x.ix(st::slice(0, -2)), mid = x.ix(st::slice(1, -1)),
+                 hi = x.ix(st::slice(2, st::none));
+      return st::pad(lo * mid - st::sin(hi), {{1, 1}}) + x;
+    };
+    const st::SparsePlan jp = st::sparse_jacfwd_plan(band, x0);
+    auto jac =
+        st::jit([&](const st::Tensor& x) { return st::sparse_jacfwd(band, x, jp).values(); });
+    (void)jac(x0);
+    REQUIRE(same_bits(jac(x1), st::sparse_jacfwd(band, x1, jp).values()));
+    auto energy = [&](const auto& x) { return st::sum(band(x) * band(x)); };
+    const st::SparsePlan hp = st::sparse_hessian_plan(energy, x0);
+    auto hes =
+        st::jit([&](const st::Tensor& x) { return st::sparse_hessian(energy, x, hp).values(); });
+    (void)hes(x0);
+    REQUIRE(same_bits(hes(x1), st::sparse_hessian(energy, x1, hp).values()));
+  }
   SECTION("vmap of grad") {
     auto per_example = st::jit(st::vmap(st::grad(smooth)));
     const st::Tensor b0 = st::randn({4, 6}, 9, st::f64), b1 = st::randn({4, 6}, 10, st::f64);
