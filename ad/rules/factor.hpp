@@ -221,15 +221,19 @@ Pullback<T> no_cotangent(const T& operand) {
           {}};
 }
 
-/// The operands of lu_inverse and logabsdet aligned for one batched call: a and lu as
-/// [n, ..., rows, cols] and perm as [n, ..., rows], their per-example batch dims lined up.
-template <Diffable T>
-std::array<T, 3> aligned_factors(const Batched<T>& a, const Batched<T>& lu,
-                                 const Batched<T>& perm) {
+/// The batching rule of lu_inverse and logabsdet (`rule`): one call of the primitive on T with
+/// a and lu as [n, ..., rows, cols] and perm as [n, ..., rows], their per-example batch dims
+/// lined up (the batch axis is one more batch dim of the factors).
+template <Diffable T, class Rule>
+Batched<T> batch_on_factors(const Rule& rule, const Batched<T>& a, const Batched<T>& lu,
+                            const Batched<T>& perm) {
+  if (!a.batched() && !lu.batched() && !perm.batched()) {
+    return Batched<T>(rule(a.value(), lu.value(), perm.value()));
+  }
   const int64_t rank = std::max({a.ndim(), lu.ndim(), perm.ndim() + 1});
   const int64_t n = batching::batch_of<T>({&a, &lu, &perm});
-  return {batching::aligned(a, n, rank), batching::aligned(lu, n, rank),
-          batching::aligned(perm, n, rank - 1)};
+  return batching::batched(rule(batching::aligned(a, n, rank), batching::aligned(lu, n, rank),
+                                batching::aligned(perm, n, rank - 1)));
 }
 
 /// The primitive `lu_inverse(a, lu, perm)`: a^-1 from a's own LU factors (lu and perm from
@@ -262,14 +266,10 @@ struct LuInverse {
             },
             {detail::stored(x)}};
   }
-  /// The batching rule: the batch axis is one more batch dim of the factors.
+  /// The batching rule (batch_on_factors).
   template <Diffable T>
   Batched<T> batch(const Batched<T>& a, const Batched<T>& lu, const Batched<T>& perm) const {
-    if (!a.batched() && !lu.batched() && !perm.batched()) {
-      return Batched<T>(Prims<T>::lu_inverse(a.value(), lu.value(), perm.value()));
-    }
-    const auto [sa, sl, sp] = aligned_factors(a, lu, perm);
-    return batching::batched(Prims<T>::lu_inverse(sa, sl, sp));
+    return batch_on_factors(*this, a, lu, perm);
   }
 };
 
@@ -304,14 +304,10 @@ struct Logabsdet {
             },
             {detail::stored(a), detail::stored(lu), detail::stored(perm)}};
   }
-  /// The batching rule: the batch axis is one more batch dim of the factors.
+  /// The batching rule (batch_on_factors).
   template <Diffable T>
   Batched<T> batch(const Batched<T>& a, const Batched<T>& lu, const Batched<T>& perm) const {
-    if (!a.batched() && !lu.batched() && !perm.batched()) {
-      return Batched<T>(Prims<T>::logabsdet(a.value(), lu.value(), perm.value()));
-    }
-    const auto [sa, sl, sp] = aligned_factors(a, lu, perm);
-    return batching::batched(Prims<T>::logabsdet(sa, sl, sp));
+    return batch_on_factors(*this, a, lu, perm);
   }
 };
 
