@@ -32,11 +32,52 @@ std::optional<FusedGroup::Read> operand_read(const TraceRef& r, const Shape& sha
   return FusedGroup::Read::gathered;
 }
 
+/// l with its size-1 axes dropped and each axis merged into the one before it where a row-major
+/// walk steps through both as through one (a [p, 1] column broadcast to [p, 3] stays two axes;
+/// a transposed [4, 5] stays two; a contiguous slice of rows becomes one): fewer carries per
+/// element in gather_typed.
+Layout coalesced(const Layout& l) {
+  Layout out;
+  out.offset = l.offset;
+  for (int64_t d = 0; d < l.ndim(); ++d) {
+    const int64_t size = l.shape[std::size_t(d)], stride = l.strides[std::size_t(d)];
+    if (size == 1) continue;
+    if (!out.shape.empty() && out.strides.back() == stride * size) {
+      out.shape.back() *= size;
+      out.strides.back() = stride;
+      continue;
+    }
+    out.shape.push_back(size);
+    out.strides.push_back(stride);
+  }
+  if (out.shape.empty()) out.shape.push_back(1), out.strides.push_back(0);
+  return out;
+}
+
 /// Copies elements [lo, lo + n) (row-major) of the tensor at `base` (its storage's data) with
-/// layout l, of `size` bytes each, to dst: a strided or broadcast operand as a dense block.
+/// layout l (coalesced), of `size` bytes each, to dst: a strided or broadcast operand as a
+/// dense block.
 template <class U>
 void gather_typed(const U* base, const Layout& l, int64_t lo, int64_t n, U* dst) {
   const int64_t nd = l.ndim();
+  const int64_t inner = l.shape[std::size_t(nd - 1)], step = l.strides[std::size_t(nd - 1)];
+  if (nd <= 2) {
+    // One row after another (a broadcast column, a strided column, a transposed matrix): the
+    // common views, without the general walk's carries.
+    const int64_t outer_step = nd == 2 ? l.strides[0] : 0;
+    int64_t c = lo % inner;
+    const U* row = base + l.offset + (lo / inner) * outer_step;
+    for (int64_t j = 0; j < n; row += outer_step, c = 0) {
+      const int64_t m = std::min(n - j, inner - c);
+      if (step == 0) {
+        std::fill(dst + j, dst + j + m, row[0]);
+      } else {
+        for (int64_t k = 0; k < m; ++k) dst[j + k] = row[(c + k) * step];
+      }
+      j += m;
+    }
+    return;
+  }
   Shape idx = l.shape;  // the multi-index of element lo (inline storage: no allocation)
   int64_t rest = lo, off = l.offset;
   for (int64_t d = nd - 1; d >= 0; --d) {
@@ -44,7 +85,6 @@ void gather_typed(const U* base, const Layout& l, int64_t lo, int64_t n, U* dst)
     rest /= l.shape[std::size_t(d)];
     off += idx[std::size_t(d)] * l.strides[std::size_t(d)];
   }
-  const int64_t inner = l.shape[std::size_t(nd - 1)], step = l.strides[std::size_t(nd - 1)];
   int64_t j = 0;
   while (j < n) {
     // The rest of the current innermost row, then carry into the outer axes.
@@ -229,6 +269,7 @@ void run_fused(const FusedGroup& g, std::vector<Held>& store, const std::vector<
   std::vector<const char*> in_data(inputs), in_base(inputs);
   std::vector<std::size_t> in_size(inputs);
   std::vector<int64_t> gathered(inputs, -1);  // per input read by gathering: its buffer
+  std::vector<Layout> walk(inputs);           // and the layout its gathering walks
   int64_t gathers = 0;
   for (std::size_t k = 0; k < inputs; ++k) {
     const TraceRef& r = g.inputs[k];
@@ -236,7 +277,10 @@ void run_fused(const FusedGroup& g, std::vector<Held>& store, const std::vector<
     in_size[k] = dtype_size(r.dtype);
     in_data[k] = static_cast<const char*>(h.storage->data()) + h.bytes;
     in_base[k] = in_data[k] + r.layout.offset * int64_t(in_size[k]);
-    if (g.read[k] == FusedGroup::Read::gathered) gathered[k] = gathers++;
+    if (g.read[k] == FusedGroup::Read::gathered) {
+      gathered[k] = gathers++;
+      walk[k] = coalesced(r.layout);
+    }
   }
   // The outputs the function returns get storages of their own; the others share one, each
   // at a 64-byte boundary: one allocation per group and call instead of one per output.
@@ -279,7 +323,7 @@ void run_fused(const FusedGroup& g, std::vector<Held>& store, const std::vector<
       const int64_t lo = b * block, n = std::min(block, numel - lo);
       for (std::size_t k = 0; k < inputs; ++k) {
         if (gathered[k] >= 0) {
-          gather(in_data[k], g.inputs[k].layout, in_size[k], lo, n, slot(g.slots + gathered[k]));
+          gather(in_data[k], walk[k], in_size[k], lo, n, slot(g.slots + gathered[k]));
         }
       }
       // A value's elements [lo, lo + n) and its step (0: one broadcast value).

@@ -183,3 +183,21 @@ TEST_CASE("fused chains gather broadcast, transposed and strided operands", "[ji
                                               special(50 * 37, st::f32, 24).reshape({50, 37}));
   CHECK(plan.find("fused:1") != std::string::npos);  // before and after the sum
 }
+
+TEST_CASE("fused chains gather operands of every rank, blocks starting inside a row", "[jit]") {
+  // [30, 20, 7]: 4200 elements, more than one block, and blocks start inside rows of 7.
+  const st::Tensor across = st::randn({30, 1, 7}, 30, st::f64);    // broadcast along axis 1
+  const st::Tensor wide = st::randn({30, 20, 14}, 31, st::f64);    // its [..., :7]: rows of 7
+  const st::Tensor flipped = st::randn({7, 20, 30}, 32, st::f64);  // permuted: no axis merges
+  const st::Tensor per_row = st::randn({30, 1, 1}, 33, st::f64);   // one value per 140
+  auto f = [&](const st::Tensor& v) {
+    const st::Tensor left = wide.ix(st::ellipsis, st::slice(0, 7));
+    const st::Tensor turned = st::permute(flipped, {2, 1, 0});
+    return ((v + across) * left - turned) * per_row + st::tanh(v) * left;
+  };
+  const auto shape = st::Shape{30, 20, 7};
+  const std::string plan = require_eager_bits(f, special(4200, st::f64, 34).reshape(shape),
+                                              special(4200, st::f64, 35).reshape(shape));
+  CHECK(plan.find("fused:0") != std::string::npos);
+  CHECK(plan.find("fused:1") == std::string::npos);  // one chain
+}
