@@ -42,7 +42,7 @@
 /// (raw/cpu/vmath.hpp: kExp, ...; kNone: the scalar functor's loop, which the compiler
 /// vectorises where it can), as candle's unary_op! carries its vectorised function.
 #define STRATA_UNARY_OPS(X)                                       \
-  X(neg, Neg, numeric, "numpy.negative", kNone)                   \
+  X(neg, Neg, numeric, "numpy.negative", kNeg)                    \
   X(exp, Exp, floating, "numpy.exp", kExp)                        \
   X(log, Log, floating, "numpy.log", kLog)                        \
   X(sin, Sin, floating, "numpy.sin", kSin)                        \

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 /// Vectorised math over contiguous arrays: the transcendental functions
-/// (SLEEF's 1-ULP variants; the f32 exp its algorithm written inline) and
-/// sqrt, compiled once per x86 instruction set in vmath_<isa>.cpp and chosen
+/// (SLEEF's 1-ULP variants; the f32 exp its algorithm written inline),
+/// sqrt and negation, compiled once per x86 instruction set in vmath_<isa>.cpp and chosen
 /// at run time for the CPU the program runs on, so
 /// one build is fast on an AVX-512 server and still runs on any x86-64 CPU.
 /// Plus the summation kernels the reductions use.
@@ -12,7 +12,7 @@ namespace strata::detail::vmath {
 
 /// The functions, in the order of Kernels' tables; kNone (the last column of a unary op's
 /// row in raw/primitives.hpp) is an op without a vector kernel.
-enum Fn : int { kNone = -1, kExp, kLog, kSin, kCos, kTanh, kSqrt, kFnCount };
+enum Fn : int { kNone = -1, kExp, kLog, kSin, kCos, kTanh, kSqrt, kNeg, kFnCount };
 
 /// y[i] = f(x[i]) for i < n; x and y may be the same array.
 using KernelF32 = void (*)(const float* x, float* y, int64_t n);

@@ -19,7 +19,7 @@ namespace vm = strata::detail::vmath;
 
 namespace {
 
-const char* const kNames[] = {"exp", "log", "sin", "cos", "tanh", "sqrt"};
+const char* const kNames[] = {"exp", "log", "sin", "cos", "tanh", "sqrt", "neg"};
 
 double ref(int fn, double x) {
   switch (fn) {
@@ -33,6 +33,8 @@ double ref(int fn, double x) {
       return std::cos(x);
     case vm::kTanh:
       return std::tanh(x);
+    case vm::kNeg:
+      return -x;
     default:
       return std::sqrt(x);
   }
@@ -105,10 +107,10 @@ void check_isa(const vm::Kernels& k, int fn) {
       return k.f64[fn];
   }();
   const std::vector<T> x = inputs<T>(fn);
-  // sqrt is correctly rounded; SLEEF's u10 functions promise 1 ULP. The f32
+  // sqrt is correctly rounded and neg exact; SLEEF's u10 functions promise 1 ULP. The f32
   // reference (double, then rounded) is correctly rounded; the f64 one is
   // glibc's, itself within 1 ULP (tanh 2), so f64 allows for both errors.
-  const double bound = fn == vm::kSqrt ? 0.0 : sizeof(T) == 4 ? 1.0 : 3.0;
+  const double bound = fn == vm::kSqrt || fn == vm::kNeg ? 0.0 : sizeof(T) == 4 ? 1.0 : 3.0;
   std::vector<T> y(x.size());
   kernel(x.data(), y.data(), int64_t(x.size()));
   double worst = 0;
@@ -121,6 +123,15 @@ void check_isa(const vm::Kernels& k, int fn) {
                   << ": worst " << worst << " ULP at x = " << double(x[worst_i]) << ", got "
                   << double(y[worst_i]) << ", want " << ref(fn, double(x[worst_i])));
   CHECK(worst <= bound);
+  if (fn == vm::kNeg) {
+    // The scalar -x's bits exactly: zeros and NaNs keep their flipped sign.
+    bool same = true;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const T want = -x[i];
+      same = same && std::memcmp(&want, &y[i], sizeof(T)) == 0;
+    }
+    CHECK(same);
+  }
 
   // Every length up to three vectors (the tails), at an odd offset, and in place.
   for (int64_t n = 0; n <= 50; ++n) {
