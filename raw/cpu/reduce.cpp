@@ -178,6 +178,17 @@ bool unit_run(const Layout& l) {
   return p.shape.size() == 1 && (p.strides[0][0] == 1 || p.shape[0] == 1);
 }
 
+// Where each output's reduced run starts in x (s.kept's positions, in output order).
+std::vector<int64_t> run_starts(const Split& s) {
+  const Layout dense = Layout::contiguous(s.kept.shape);
+  const StridedPlan<2> outer = make_plan<2>(s.kept.shape, {&dense, &s.kept});
+  std::vector<int64_t> starts(std::size_t(s.O));
+  for_each_block(outer, 0, s.O, [&](const auto& off, int64_t n, const auto& st) {
+    for (int64_t i = 0; i < n; ++i) starts[std::size_t(off[0] + i * st[0])] = off[1] + i * st[1];
+  });
+  return starts;
+}
+
 // Float sums with vectorised blocked kernels (vmath::sum, vmath::sum_columns):
 //   reduced positions one contiguous run: each output sums its run, long runs
 //     in fixed chunks combined in order (sum over the last axis, or all);
@@ -190,12 +201,7 @@ bool fast_sum(const RawTensor& out, const RawTensor& x, const Split& s) {
   const T* xb = base_ptr<T>(x);
   T* ob = base_ptr<T>(out) + out.offset();
   if (unit_run(s.reduced)) {
-    const Layout dense = Layout::contiguous(s.kept.shape);
-    const StridedPlan<2> outer = make_plan<2>(s.kept.shape, {&dense, &s.kept});
-    std::vector<int64_t> starts(std::size_t(s.O));
-    for_each_block(outer, 0, s.O, [&](const auto& off, int64_t n, const auto& st) {
-      for (int64_t i = 0; i < n; ++i) starts[std::size_t(off[0] + i * st[0])] = off[1] + i * st[1];
-    });
+    const std::vector<int64_t> starts = run_starts(s);
     const int64_t chunks = (s.R + kChunk - 1) / kChunk;
     if (chunks == 1) {
       parallel_for(0, s.O, std::max<int64_t>(1, kGrain / std::max<int64_t>(s.R, 1)),
@@ -254,11 +260,42 @@ bool fast_sum(const RawTensor& out, const RawTensor& x, const Split& s) {
   return false;
 }
 
+// Float max and min of outputs whose reduced positions are one contiguous run of at most a
+// chunk (the last axis: a softmax's or a nearest centroid's row): vmath::extreme per output,
+// the rows it declines (a NaN, a zero extreme) by the scalar reducer. The same bits as
+// reduce_rows. Returns false (nothing written) for other layouts.
+template <bool Less, class T>
+bool fast_extreme(const RawTensor& out, const RawTensor& x, const Split& s) {
+  using R = scalar::ExtremeReducer<T, Less>;
+  if (s.R > kChunk || !unit_run(s.reduced)) return false;
+  const T* xb = base_ptr<T>(x);
+  T* ob = base_ptr<T>(out) + out.offset();
+  const std::vector<int64_t> starts = run_starts(s);
+  parallel_for(0, s.O, std::max<int64_t>(1, kGrain / s.R), [&](int64_t lo, int64_t hi) {
+    for (int64_t o = lo; o < hi; ++o) {
+      const T* v = xb + starts[std::size_t(o)];
+      if (vmath::extreme(v, s.R, Less, &ob[o])) continue;
+      typename R::Acc acc = R::init();
+      for (int64_t r = 0; r < s.R; ++r) R::step(acc, v[r], r);
+      ob[o] = R::finish(acc);
+    }
+  });
+  return true;
+}
+
 template <class R, class T>
 void run(const RawTensor& out, const RawTensor& x, const Shape& axes) {
   const Split s = split_axes(x, axes);
   if constexpr (std::is_same_v<R, scalar::SumReducer<T>> && std::is_floating_point_v<T>) {
     if (s.R > 0 && fast_sum<T>(out, x, s)) return;
+  }
+  if constexpr (std::is_floating_point_v<T>) {
+    if constexpr (std::is_same_v<R, scalar::ExtremeReducer<T, false>>) {
+      if (s.R > 0 && fast_extreme<false, T>(out, x, s)) return;
+    }
+    if constexpr (std::is_same_v<R, scalar::ExtremeReducer<T, true>>) {
+      if (s.R > 0 && fast_extreme<true, T>(out, x, s)) return;
+    }
   }
   // Columns pay off when every reduced stride is wider than some kept stride.
   if (s.O > 1 && s.R > 1 && min_abs_stride(s.reduced) > min_abs_stride(s.kept)) {

@@ -97,6 +97,17 @@ void sum_columns(const double* x, int64_t rows, int64_t ld, int64_t cols, double
   portable::sum_columns_blocks(x, rows, ld, cols, acc);
 }
 
+bool extreme(const float* x, int64_t n, bool min, float* out) {
+  if (const Kernels* k = best()) return k->extreme_f32[min](x, n, out);
+  return min ? portable::extreme_blocks<true>(x, n, out)
+             : portable::extreme_blocks<false>(x, n, out);
+}
+bool extreme(const double* x, int64_t n, bool min, double* out) {
+  if (const Kernels* k = best()) return k->extreme_f64[min](x, n, out);
+  return min ? portable::extreme_blocks<true>(x, n, out)
+             : portable::extreme_blocks<false>(x, n, out);
+}
+
 int64_t first_outside(const int64_t* v, int64_t n, int64_t lo, int64_t hi) {
   if (const Kernels* k = best()) return k->first_outside(v, n, lo, hi);
   return portable::first_outside_scan(v, n, lo, hi);

@@ -96,6 +96,9 @@ struct Kernels {
   double (*sum_f64)(const double* x, int64_t n);
   void (*sum_columns_f32)(const float* x, int64_t rows, int64_t ld, int64_t cols, double* acc);
   void (*sum_columns_f64)(const double* x, int64_t rows, int64_t ld, int64_t cols, double* acc);
+  // The extremes below (max: [0], min: [1]), compiled for this instruction set.
+  bool (*extreme_f32[2])(const float* x, int64_t n, float* out);
+  bool (*extreme_f64[2])(const double* x, int64_t n, double* out);
   // first_outside below, compiled for this instruction set.
   int64_t (*first_outside)(const int64_t* v, int64_t n, int64_t lo, int64_t hi);
   // The products and quotients of the NaN-safe ops, with their finiteness check fused.
@@ -125,6 +128,12 @@ double sum(const double* x, int64_t n);
 /// row-major block, blocked over rows the same way).
 void sum_columns(const float* x, int64_t rows, int64_t ld, int64_t cols, double* acc);
 void sum_columns(const double* x, int64_t rows, int64_t ld, int64_t cols, double* acc);
+
+/// The maximum (min = false) or minimum of x[0, n), n >= 1, into *out; false, with *out unset,
+/// when a NaN is among x or the extreme is a zero (either sign): there the bits depend on which
+/// element is taken first, which the scalar reducer decides (raw/scalar/reducers.hpp).
+bool extreme(const float* x, int64_t n, bool min, float* out);
+bool extreme(const double* x, int64_t n, bool min, double* out);
 
 /// The first j < n with v[j] outside [lo, hi) (lo <= hi), or n when every
 /// entry is inside: the range check of index tensors, vectorised where the

@@ -301,6 +301,8 @@ const Kernels kKernels = {
     sum_f64,
     sum_columns_f32,
     sum_columns_f64,
+    {extreme_blocks<false, float>, extreme_blocks<true, float>},
+    {extreme_blocks<false, double>, extreme_blocks<true, double>},
     first_outside_scan,
     mul_f32,
     div_f32,
