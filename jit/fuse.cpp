@@ -199,6 +199,10 @@ class Builder {
 
   /// Decides which results are written to memory and gives the others block buffers.
   void finish() {
+    for (std::size_t k = 0; k < g_.inputs.size(); ++k) {
+      if (g_.read[k] == FusedGroup::Read::gathered)
+        g_.walks.push_back(coalesced(g_.inputs[k].layout));
+    }
     const std::size_t end = g_.steps.back();
     // The last op of the chain reading each op's result.
     std::vector<std::size_t> last_use(g_.ops.size(), 0);
@@ -262,30 +266,51 @@ RawTensor Held::read(const TraceRef& r) const {
   return RawTensor(storage, std::move(l), r.dtype);
 }
 
+namespace {
+
+/// run_fused's per call arrays, kept by each thread.
+struct Scratch {
+  std::vector<const char*> in_data, in_base;  ///< per input: its storage's data, its element 0
+  std::vector<std::size_t> in_size;           ///< per input: its element size
+  std::vector<int64_t> gathered;              ///< per input: its gathered buffer, or -1
+  std::vector<char*> out_base;                ///< per output: where it is written
+  std::vector<int64_t> shared_at;             ///< per output: its offset in the arena, or -1
+};
+
+}  // namespace
+
 void run_fused(const FusedGroup& g, std::vector<Held>& store, const std::vector<int32_t>& slot) {
   auto at = [&](int32_t source) -> Held& { return store[std::size_t(slot[std::size_t(source)])]; };
   const int64_t numel = Layout::contiguous(g.shape).numel();
   const std::size_t inputs = g.inputs.size();
-  std::vector<const char*> in_data(inputs), in_base(inputs);
-  std::vector<std::size_t> in_size(inputs);
-  std::vector<int64_t> gathered(inputs, -1);  // per input read by gathering: its buffer
-  std::vector<Layout> walk(inputs);           // and the layout its gathering walks
+  // Per call arrays as long as the group's inputs and outputs: a recurrence traced whole makes
+  // groups of tens of thousands, whose arrays allocated per call were fresh pages every time.
+  // Each thread keeps its own across calls (a group's blocks never call run_fused).
+  thread_local Scratch scratch;
+  Scratch& sc = scratch;
+  sc.in_data.assign(inputs, nullptr);
+  sc.in_base.assign(inputs, nullptr);
+  sc.in_size.assign(inputs, 0);
+  sc.gathered.assign(inputs, -1);  // per input read by gathering: its buffer and walk
   int64_t gathers = 0;
   for (std::size_t k = 0; k < inputs; ++k) {
     const TraceRef& r = g.inputs[k];
     const Held h = g.fixed[k] ? Held{g.fixed[k], 0} : at(r.source);
-    in_size[k] = dtype_size(r.dtype);
-    in_data[k] = static_cast<const char*>(h.storage->data()) + h.bytes;
-    in_base[k] = in_data[k] + r.layout.offset * int64_t(in_size[k]);
-    if (g.read[k] == FusedGroup::Read::gathered) {
-      gathered[k] = gathers++;
-      walk[k] = coalesced(r.layout);
-    }
+    sc.in_size[k] = dtype_size(r.dtype);
+    sc.in_data[k] = static_cast<const char*>(h.storage->data()) + h.bytes;
+    sc.in_base[k] = sc.in_data[k] + r.layout.offset * int64_t(sc.in_size[k]);
+    if (g.read[k] == FusedGroup::Read::gathered) sc.gathered[k] = gathers++;
   }
+  const auto& in_data = sc.in_data;
+  const auto& in_base = sc.in_base;
+  const auto& in_size = sc.in_size;
+  const auto& gathered = sc.gathered;
   // The outputs the function returns get storages of their own; the others share one, each
   // at a 64-byte boundary: one allocation per group and call instead of one per output.
-  std::vector<char*> out_base(g.outputs.size());
-  std::vector<int64_t> shared_at(g.outputs.size(), -1);
+  sc.out_base.assign(g.outputs.size(), nullptr);
+  sc.shared_at.assign(g.outputs.size(), -1);
+  auto& out_base = sc.out_base;
+  auto& shared_at = sc.shared_at;
   int64_t shared_bytes = 0;
   for (const FusedGroup::Op& op : g.ops) {
     if (op.output < 0) continue;
@@ -323,7 +348,8 @@ void run_fused(const FusedGroup& g, std::vector<Held>& store, const std::vector<
       const int64_t lo = b * block, n = std::min(block, numel - lo);
       for (std::size_t k = 0; k < inputs; ++k) {
         if (gathered[k] >= 0) {
-          gather(in_data[k], walk[k], in_size[k], lo, n, slot(g.slots + gathered[k]));
+          gather(in_data[k], g.walks[std::size_t(gathered[k])], in_size[k], lo, n,
+                 slot(g.slots + gathered[k]));
         }
       }
       // A value's elements [lo, lo + n) and its step (0: one broadcast value).

@@ -39,6 +39,8 @@ struct FusedGroup {
   /// bias, a transpose, a slice).
   enum class Read : uint8_t { dense, single, gathered };
   std::vector<Read> read;  ///< per input
+  /// Per input read by gathering, in input order: the layout its gathering walks (coalesced).
+  std::vector<Layout> walks;
   /// Per input: its storage when it is a constant of the plan, which the group keeps (a call
   /// binds nothing for it); null for the others.
   std::vector<std::shared_ptr<Storage>> fixed;
