@@ -27,7 +27,7 @@ void register_llsq(Registry& r) {
       return 0.5 * st::sum(residual * residual);
     };
     auto f = st::jit([=](const st::Tensor& x) { return gradient ? st::grad(llsq, x) : llsq(x); });
-    (void)f(*x);
+    warm(f, *x);
     return Prepared{[=] { *out = f(*x); },
                     [=] { return gradient ? to_json(*out) : Json(number(*out)); }};
   };
@@ -56,7 +56,7 @@ void register_ode(Registry& r) {
     };
     auto last = [solve](const auto& x) { return solve(x).ix(-1); };
     auto f = st::jit([=](const st::Tensor& x) { return gradient ? st::grad(last, x) : solve(x); });
-    (void)f(*x);
+    warm(f, *x);
     return Prepared{[=] { *out = f(*x); }, [=] { return to_json(*out); }};
   };
   r["ode"]["primal"] = [make](const Json& input) { return make(input, false); };
