@@ -49,7 +49,7 @@
   X(cos, Cos, floating, "numpy.cos", kCos)                        \
   X(sqrt, Sqrt, floating, "numpy.sqrt", kSqrt)                    \
   X(tanh, Tanh, floating, "numpy.tanh", kTanh)                    \
-  X(abs, Abs, numeric, "numpy.abs", kNone)                        \
+  X(abs, Abs, numeric, "numpy.abs", kAbs)                         \
   X(sign, Sign, numeric, "numpy.sign", kNone)                     \
   X(logical_not, LogicalNot, boolean, "numpy.logical_not", kNone) \
   X(log1p, Log1p, floating, "numpy.log1p", kNone)                 \

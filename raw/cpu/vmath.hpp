@@ -2,17 +2,16 @@
 #pragma once
 /// Vectorised math over contiguous arrays: the transcendental functions
 /// (SLEEF's 1-ULP variants; the f32 exp its algorithm written inline),
-/// sqrt and negation, compiled once per x86 instruction set in vmath_<isa>.cpp and chosen
-/// at run time for the CPU the program runs on, so
-/// one build is fast on an AVX-512 server and still runs on any x86-64 CPU.
-/// Plus the summation kernels the reductions use.
+/// sqrt, negation and absolute value, compiled once per x86 instruction set in vmath_<isa>.cpp and
+/// chosen at run time for the CPU the program runs on, so one build is fast on an AVX-512 server
+/// and still runs on any x86-64 CPU. Plus the sum and extreme kernels the reductions use.
 #include <cstdint>
 
 namespace strata::detail::vmath {
 
 /// The functions, in the order of Kernels' tables; kNone (the last column of a unary op's
 /// row in raw/primitives.hpp) is an op without a vector kernel.
-enum Fn : int { kNone = -1, kExp, kLog, kSin, kCos, kTanh, kSqrt, kNeg, kFnCount };
+enum Fn : int { kNone = -1, kExp, kLog, kSin, kCos, kTanh, kSqrt, kNeg, kAbs, kFnCount };
 
 /// y[i] = f(x[i]) for i < n; x and y may be the same array.
 using KernelF32 = void (*)(const float* x, float* y, int64_t n);

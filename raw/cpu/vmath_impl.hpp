@@ -107,6 +107,9 @@ inline VD sqrt_d(VD v) { return sqrtd_v(v); }
 // The sign bit flipped, NaNs too: the scalar -x's bits.
 inline VF neg_f(VF v) { return -v; }
 inline VD neg_d(VD v) { return -v; }
+// The scalar functor's v < 0 ? -v : v, so -0 and NaNs keep their sign bit.
+inline VF abs_f(VF v) { return v < VF{} ? -v : v; }
+inline VD abs_d(VD v) { return v < VD{} ? -v : v; }
 
 // dst[b * ldd + a] = src[a * lds + b] for b < rows, a < cols, elements of kSize
 // bytes (bits only): kB x kB blocks by Block (this ISA's register transpose),
@@ -283,17 +286,17 @@ extern const Kernels kKernels;
 const Kernels kKernels = {
     ISA_ENUM,
     {run_f32<exp_f>, run_f32<log_f>, run_f32<sin_f>, run_f32<cos_f>, run_f32<tanh_f>,
-     run_f32<sqrt_f>, run_f32<neg_f>},
+     run_f32<sqrt_f>, run_f32<neg_f>, run_f32<abs_f>},
     {run_f64<exp_d>, run_f64<log_d>, run_f64<sin_d>, run_f64<cos_d>, run_f64<tanh_d>,
-     run_f64<sqrt_d>, run_f64<neg_d>},
+     run_f64<sqrt_d>, run_f64<neg_d>, run_f64<abs_d>},
     stream_fill,
     gather_lines,
     transpose32,
     transpose64,
     {stream_f32<exp_f>, stream_f32<log_f>, stream_f32<sin_f>, stream_f32<cos_f>, stream_f32<tanh_f>,
-     stream_f32<sqrt_f>, stream_f32<neg_f>},
+     stream_f32<sqrt_f>, stream_f32<neg_f>, stream_f32<abs_f>},
     {stream_f64<exp_d>, stream_f64<log_d>, stream_f64<sin_d>, stream_f64<cos_d>, stream_f64<tanh_d>,
-     stream_f64<sqrt_d>, stream_f64<neg_d>},
+     stream_f64<sqrt_d>, stream_f64<neg_d>, stream_f64<abs_d>},
     stream_f32<ident<VF>>,
     stream_f64<ident<VD>>,
     stream_lines,

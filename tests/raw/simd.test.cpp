@@ -19,7 +19,7 @@ namespace vm = strata::detail::vmath;
 
 namespace {
 
-const char* const kNames[] = {"exp", "log", "sin", "cos", "tanh", "sqrt", "neg"};
+const char* const kNames[] = {"exp", "log", "sin", "cos", "tanh", "sqrt", "neg", "abs"};
 
 double ref(int fn, double x) {
   switch (fn) {
@@ -35,6 +35,8 @@ double ref(int fn, double x) {
       return std::tanh(x);
     case vm::kNeg:
       return -x;
+    case vm::kAbs:
+      return x < 0 ? -x : x;
     default:
       return std::sqrt(x);
   }
@@ -64,6 +66,7 @@ std::vector<T> inputs(int fn) {
               inf,
               -inf,
               std::numeric_limits<T>::quiet_NaN(),
+              -std::numeric_limits<T>::quiet_NaN(),
               std::numeric_limits<T>::denorm_min(),
               -std::numeric_limits<T>::denorm_min(),
               std::numeric_limits<T>::min(),
@@ -107,10 +110,12 @@ void check_isa(const vm::Kernels& k, int fn) {
       return k.f64[fn];
   }();
   const std::vector<T> x = inputs<T>(fn);
-  // sqrt is correctly rounded and neg exact; SLEEF's u10 functions promise 1 ULP. The f32
+  // sqrt is correctly rounded, neg and abs exact; SLEEF's u10 functions promise 1 ULP. The f32
   // reference (double, then rounded) is correctly rounded; the f64 one is
   // glibc's, itself within 1 ULP (tanh 2), so f64 allows for both errors.
-  const double bound = fn == vm::kSqrt || fn == vm::kNeg ? 0.0 : sizeof(T) == 4 ? 1.0 : 3.0;
+  const double bound = fn == vm::kSqrt || fn == vm::kNeg || fn == vm::kAbs ? 0.0
+                       : sizeof(T) == 4                                    ? 1.0
+                                                                           : 3.0;
   std::vector<T> y(x.size());
   kernel(x.data(), y.data(), int64_t(x.size()));
   double worst = 0;
@@ -123,11 +128,12 @@ void check_isa(const vm::Kernels& k, int fn) {
                   << ": worst " << worst << " ULP at x = " << double(x[worst_i]) << ", got "
                   << double(y[worst_i]) << ", want " << ref(fn, double(x[worst_i])));
   CHECK(worst <= bound);
-  if (fn == vm::kNeg) {
-    // The scalar -x's bits exactly: zeros and NaNs keep their flipped sign.
+  if (fn == vm::kNeg || fn == vm::kAbs) {
+    // The scalar functors' bits exactly: -x flips every sign bit, x < 0 ? -x : x keeps -0's
+    // and a NaN's.
     bool same = true;
     for (std::size_t i = 0; i < x.size(); ++i) {
-      const T want = -x[i];
+      const T want = fn == vm::kNeg || x[i] < 0 ? -x[i] : x[i];
       same = same && std::memcmp(&want, &y[i], sizeof(T)) == 0;
     }
     CHECK(same);
