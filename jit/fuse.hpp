@@ -9,6 +9,16 @@
 /// that stay in the L1 cache, and only the values read after the group written to memory. A chain
 /// of ten ops then reads its input and writes its output once instead of ten times, and a chain of
 /// one-element ops pays a function call per op instead of a whole primitive's dispatch.
+///
+/// Reductions join a chain too: a sum, maximum or minimum of f32 or f64 rows of its trailing
+/// axes (a layer norm's or a softmax's statistics). The group's blocks are then whole rows, so
+/// each block's rows are reduced as soon as they are made, by eager's row kernels
+/// (raw/cpu/blocks.hpp), and the chain goes on: ops on the reduced values ("row ops": the
+/// mean from the sum, the reciprocal of a standard deviation) run on the block's rows, and ops
+/// of the full shape read a row value broadcast along its row. A layer norm then reads its
+/// input once and writes its output once. Rows longer than a sum's piece (vmath::kSumBlock)
+/// are cut into the pieces eager sums them in, so their sums end the group (nothing in it
+/// reads them).
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -16,6 +26,7 @@
 #include <vector>
 
 #include "jit/plan.hpp"
+#include "raw/primitives.hpp"
 
 namespace strata::tracing {
 
@@ -24,30 +35,34 @@ struct FusedGroup {
   /// One op of the chain. Its operands are values: k >= 0 the result of op k, and
   /// input_value(k) < 0 the group's input k.
   struct Op {
-    raw::trace::Elementwise ew;              ///< which primitive
+    raw::trace::Elementwise ew;              ///< which primitive (a reduce: its ReduceOp)
     DType dtype = DType::f32;                ///< its operands' dtype (where: a's and b's)
     DType out_dtype = DType::f32;            ///< its result's
     std::array<int32_t, 3> arg{-1, -1, -1};  ///< its operands (values)
-    int32_t slot = -1;                       ///< its block buffer, when not an output
-    int32_t output = -1;                     ///< its index in outputs, when written to memory
+    bool rows = false;    ///< a value per row: a reduction, or a row op (numel / row values)
+    int32_t slot = -1;    ///< its block buffer, when not an output
+    int32_t output = -1;  ///< its index in outputs, when written to memory
   };
   std::vector<std::size_t> steps;  ///< the trace steps it replaces, in order
-  Shape shape;                     ///< every op's result shape
+  Shape shape;                     ///< the full shape: every op's result but the row values
   std::vector<TraceRef> inputs;    ///< values made outside the group, as read
   /// How an input is read: dense (contiguous, its elements in order), single (one value
   /// broadcast: every stride 0), or gathered into a block buffer (any other view: a broadcast
   /// bias, a transpose, a slice).
   enum class Read : uint8_t { dense, single, gathered };
-  std::vector<Read> read;  ///< per input
+  std::vector<Read> read;        ///< per input
+  std::vector<bool> input_rows;  ///< per input: read by row ops (one value per row)
   /// Per input read by gathering, in input order: the layout its gathering walks (coalesced).
   std::vector<Layout> walks;
   /// Per input: its storage when it is a constant of the plan, which the group keeps (a call
   /// binds nothing for it); null for the others.
   std::vector<std::shared_ptr<Storage>> fixed;
-  std::vector<Op> ops;           ///< the chain
+  std::vector<Op> ops;           ///< the chain, reductions and row ops among it
+  int64_t row = 0;               ///< elements per reduced row (0: no reduction)
   std::vector<int32_t> outputs;  ///< the sources written to memory (read after the group)
   std::vector<bool> returned;    ///< per output: a result of the function (its own storage)
   int32_t slots = 0;             ///< block buffers needed
+  int32_t expands = 0;  ///< buffers for row values broadcast along their rows (per op, at most)
 
   /// The value naming input k.
   static int32_t input_value(std::size_t k) { return -1 - int32_t(k); }

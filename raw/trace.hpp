@@ -36,12 +36,15 @@ enum class Effect : uint8_t {
   effect,        ///< may write any operand and act on host state (a check, an optimiser step)
 };
 
-/// What a plan's fuser (jit/fuse.hpp) needs of an elementwise primitive: which one it is.
+/// What a plan's fuser (jit/fuse.hpp) needs of an elementwise primitive, or of a reduction
+/// that may end a fused chain: which one it is.
 struct Elementwise {
-  /// The elementwise primitives (none: any other).
-  enum class Kind : uint8_t { none, unary, binary, where, cast };
+  /// The elementwise primitives, and `reduce`: a reduction over the trailing axes of its
+  /// operand (none: any other primitive, a reduction over other axes among them).
+  enum class Kind : uint8_t { none, unary, binary, where, cast, reduce };
   Kind kind = Kind::none;  ///< which primitive
-  uint8_t op = 0;          ///< its UnaryOp or BinaryOp; for a cast, the DType it casts to
+  /// Its UnaryOp, BinaryOp or ReduceOp; for a cast, the DType it casts to.
+  uint8_t op = 0;
 };
 
 /// What records a thread's raw calls: jit/recorder.hpp implements it.

@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <type_traits>
 
+#include "core/error.hpp"
 #include "raw/cpu/map.hpp"
+#include "raw/cpu/row_reduce.hpp"
 #include "raw/cpu/vmath_of.hpp"
 #include "raw/scalar_ops.hpp"
 
@@ -114,6 +116,50 @@ void where_block(DType dtype, const void* c, int64_t sc, const void* a, int64_t 
       map_block<T, uint8_t, T, T>(MaskSelect<T>{}, static_cast<T*>(out), 1, n,
                                   std::pair{static_cast<const uint8_t*>(c), sc}, x, y);
     }
+  });
+}
+
+bool row_reduction_fuses(ReduceOp op, DType dtype, int64_t row) {
+  if (row < 1 || (dtype != DType::f32 && dtype != DType::f64)) return false;
+  if (op == ReduceOp::sum) return true;
+  return (op == ReduceOp::max || op == ReduceOp::min) && row <= vmath::kSumBlock;
+}
+
+namespace {
+
+/// Calls f(type_tag<float>) or f(type_tag<double>) for a floating dtype.
+template <class F>
+void visit_float(DType dtype, F&& f) {
+  if (dtype == DType::f32) return f(type_tag<float>{});
+  if (dtype != DType::f64) fail<DTypeError>("reduce", "a fused row reduction of ", dtype);
+  f(type_tag<double>{});
+}
+
+}  // namespace
+
+void reduce_rows_block(ReduceOp op, DType dtype, const void* x, int64_t row, int64_t rows,
+                       void* out) {
+  visit_float(dtype, [&]<class T>(type_tag<T>) {
+    const T* v = static_cast<const T*>(x);
+    T* o = static_cast<T*>(out);
+    for (int64_t r = 0; r < rows; ++r, v += row) {
+      // The eager reduction's row kernels (reduce.cpp: fast_sum, fast_extreme).
+      o[r] = op == ReduceOp::sum   ? T(vmath::sum(v, row))
+             : op == ReduceOp::max ? row_extreme<false>(v, row)
+                                   : row_extreme<true>(v, row);
+    }
+  });
+}
+
+double sum_piece(DType dtype, const void* x, int64_t n) {
+  double s = 0;
+  visit_float(dtype, [&]<class T>(type_tag<T>) { s = vmath::sum(static_cast<const T*>(x), n); });
+  return s;
+}
+
+void store_row_sum(DType dtype, const double* pieces, int64_t count, void* out, int64_t index) {
+  visit_float(dtype, [&]<class T>(type_tag<T>) {
+    static_cast<T*>(out)[index] = T(sum_of_pieces(pieces, count));
   });
 }
 

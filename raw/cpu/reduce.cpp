@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "raw/cpu/cpu_backend.hpp"
+#include "raw/cpu/row_reduce.hpp"
 #include "raw/cpu/vmath.hpp"
 #include "raw/cpu/walk.hpp"
 #include "raw/scalar_ops.hpp"
@@ -33,7 +34,6 @@
 namespace strata::detail {
 namespace {
 
-constexpr int64_t kChunk = int64_t{1} << 15;  // reduced elements per partial result
 // Column sums (sum over the first axis): rows per chunk at least, chunks at
 // most, partial sums (doubles, all chunks together) at most, and columns per
 // piece.
@@ -94,7 +94,7 @@ void reduce_rows(const RawTensor& out, const RawTensor& x, const Split& s) {
     });
   };
 
-  const int64_t chunks = (s.R + kChunk - 1) / kChunk;
+  const int64_t chunks = (s.R + kReduceChunk - 1) / kReduceChunk;
   if (chunks == 1) {
     // The same steps in the same order either way: the table changes how positions are found,
     // not which are reduced or when.
@@ -134,7 +134,7 @@ void reduce_rows(const RawTensor& out, const RawTensor& x, const Split& s) {
   parallel_for(0, s.O * chunks, 1, [&](int64_t lo, int64_t hi) {
     for (int64_t t = lo; t < hi; ++t) {
       const int64_t o = t / chunks, c = t % chunks;
-      reduce_range(starts[std::size_t(o)], c * kChunk, std::min(s.R, (c + 1) * kChunk),
+      reduce_range(starts[std::size_t(o)], c * kReduceChunk, std::min(s.R, (c + 1) * kReduceChunk),
                    partial[std::size_t(t)]);
     }
   });
@@ -202,7 +202,7 @@ bool fast_sum(const RawTensor& out, const RawTensor& x, const Split& s) {
   T* ob = base_ptr<T>(out) + out.offset();
   if (unit_run(s.reduced)) {
     const std::vector<int64_t> starts = run_starts(s);
-    const int64_t chunks = (s.R + kChunk - 1) / kChunk;
+    const int64_t chunks = (s.R + kReduceChunk - 1) / kReduceChunk;
     if (chunks == 1) {
       parallel_for(0, s.O, std::max<int64_t>(1, kGrain / std::max<int64_t>(s.R, 1)),
                    [&](int64_t lo, int64_t hi) {
@@ -216,7 +216,7 @@ bool fast_sum(const RawTensor& out, const RawTensor& x, const Split& s) {
     parallel_for(0, s.O * chunks, 1, [&](int64_t lo, int64_t hi) {
       for (int64_t t = lo; t < hi; ++t) {
         const int64_t o = t / chunks, c = t % chunks;
-        const int64_t b = c * kChunk, e = std::min(s.R, b + kChunk);
+        const int64_t b = c * kReduceChunk, e = std::min(s.R, b + kReduceChunk);
         partial[std::size_t(t)] = vmath::sum(xb + starts[std::size_t(o)] + b, e - b);
       }
     });
@@ -266,19 +266,12 @@ bool fast_sum(const RawTensor& out, const RawTensor& x, const Split& s) {
 // reduce_rows. Returns false (nothing written) for other layouts.
 template <bool Less, class T>
 bool fast_extreme(const RawTensor& out, const RawTensor& x, const Split& s) {
-  using R = scalar::ExtremeReducer<T, Less>;
-  if (s.R > kChunk || !unit_run(s.reduced)) return false;
+  if (s.R > kReduceChunk || !unit_run(s.reduced)) return false;
   const T* xb = base_ptr<T>(x);
   T* ob = base_ptr<T>(out) + out.offset();
   const std::vector<int64_t> starts = run_starts(s);
   parallel_for(0, s.O, std::max<int64_t>(1, kGrain / s.R), [&](int64_t lo, int64_t hi) {
-    for (int64_t o = lo; o < hi; ++o) {
-      const T* v = xb + starts[std::size_t(o)];
-      if (vmath::extreme(v, s.R, Less, &ob[o])) continue;
-      typename R::Acc acc = R::init();
-      for (int64_t r = 0; r < s.R; ++r) R::step(acc, v[r], r);
-      ob[o] = R::finish(acc);
-    }
+    for (int64_t o = lo; o < hi; ++o) ob[o] = row_extreme<Less>(xb + starts[std::size_t(o)], s.R);
   });
   return true;
 }

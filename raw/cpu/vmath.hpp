@@ -116,11 +116,14 @@ const Kernels* best();
 /// "sse2", "avx2" or "avx512".
 const char* isa_name(Isa isa);
 
-/// Blocked sums of contiguous arrays: lanes of partial sums over blocks of at
-/// most 4096 elements, block sums added in double. The f32 sum of 2^24 ones is
-/// exact; rounding error grows with the block size, not with n. The same
-/// lanes and order on every instruction set (only adds: no contraction), so
-/// the result does not depend on the CPU's vector width either.
+/// Elements per block of the blocked sums below.
+inline constexpr int64_t kSumBlock = 4096;
+
+/// Blocked sums of contiguous arrays: lanes of partial sums over blocks of at most kSumBlock
+/// elements, each block's sum added in double to a total that starts at 0, in order. The f32
+/// sum of 2^24 ones is exact; rounding error grows with the block size, not with n. The same
+/// lanes and order on every instruction set (only adds: no contraction), so the result does
+/// not depend on the CPU's vector width either.
 double sum(const float* x, int64_t n);
 double sum(const double* x, int64_t n);
 /// acc[j] += sum over r < rows of x[r * ld + j], for j < cols (column sums of a

@@ -4,6 +4,7 @@
 #include "raw/ops.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <string_view>
 
 #include "core/error.hpp"
@@ -58,9 +59,28 @@ static RawTensor reduce_now(ReduceOp op, const RawTensor& x, const Shape& axes, 
 
 // --- the public primitives: each recorded when a jit trace records (raw/trace.hpp) ---
 
+// Whether axes (unchecked: any error is reduce_now's to report) name the last k >= 1 axes of
+// a rank-ndim tensor: such a reduction may end a plan's fused chain.
+static bool trailing_axes(const Shape& axes, int64_t ndim) {
+  if (ndim < 1 || ndim > 64) return false;
+  uint64_t named = 0;  // bit d: axis d is reduced
+  for (int64_t a : axes) {
+    if (a < -ndim || a >= ndim) return false;
+    named |= uint64_t{1} << (a < 0 ? a + ndim : a);
+  }
+  // The named bits are exactly bits [d, ndim) for the lowest named axis d.
+  const uint64_t all = ndim == 64 ? ~uint64_t{0} : (uint64_t{1} << ndim) - 1;
+  const uint64_t lowest = named & (~named + 1);
+  return named != 0 && named == (all & ~(lowest - 1));
+}
+
 RawTensor reduce(ReduceOp op, const RawTensor& x, const Shape& axes, bool keepdims) {
-  return trace::call(
-      "reduce", Effect::pure,
+  // Only a recording needs to know (the check is not free on the eager path).
+  const bool trailing = trace::recording() && trailing_axes(axes, x.ndim());
+  const trace::Elementwise ew{
+      trailing ? trace::Elementwise::Kind::reduce : trace::Elementwise::Kind::none, uint8_t(op)};
+  return trace::call_as(
+      ew, "reduce", Effect::pure,
       [op, axes, keepdims](const RawTensor& x) { return reduce_now(op, x, axes, keepdims); }, x);
 }
 
