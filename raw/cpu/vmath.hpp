@@ -25,6 +25,19 @@ using ProductF32 = bool (*)(const float* a, int64_t sa, const float* b, int64_t 
                             int64_t n);
 using ProductF64 = bool (*)(const double* a, int64_t sa, const double* b, int64_t sb, double* o,
                             int64_t n);
+/// The coefficients of an AdamW update, rounded to T (raw/scalar/binary.hpp's AdamStep<T>).
+template <class T>
+struct AdamCoefficients {
+  T beta1, one_minus_beta1, beta2, one_minus_beta2, l2, decay, sqrt_bc2, eps, neg_step;
+};
+/// AdamStep's update of p[i], m[i], v[i] from g[i] for i < n (contiguous, not overlapping):
+/// the same IEEE operations in the same order, uncontracted, so every instruction set gives
+/// the scalar functor's bits.
+using AdamF32 = void (*)(float* p, float* m, float* v, const float* g, int64_t n,
+                         const AdamCoefficients<float>& c);
+using AdamF64 = void (*)(double* p, double* m, double* v, const double* g, int64_t n,
+                         const AdamCoefficients<double>& c);
+
 /// The instruction sets with their own build of the kernels.
 enum class Isa : int { sse2, avx2, avx512 };
 
@@ -106,6 +119,9 @@ struct Kernels {
   // The plain binary ops (BinaryFn), compiled for this instruction set.
   BinaryF32 binary_f32[kBinaryFnCount];
   BinaryF64 binary_f64[kBinaryFnCount];
+  // The AdamW update, compiled for this instruction set.
+  AdamF32 adam_f32;
+  AdamF64 adam_f64;
 };
 
 /// The kernels for `isa`, or nullptr when this CPU (or this build) lacks it.

@@ -282,6 +282,48 @@ void sum_columns_f64(const double* x, int64_t rows, int64_t ld, int64_t cols, do
 
 #include "raw/cpu/vmath_binary.inc"  // mul_f32 ... div_f64, binary_strided, kVectorSelect
 
+// AdamStep's update (raw/scalar/binary.hpp) of one vector of each array. GCC contracts
+// a * b + c into an FMA even between intrinsics when FMA is enabled: not here, or the bits
+// would differ from the scalar functor's (and from SSE2's, which has no FMA).
+template <class T, class V, V (*Load)(const T*), void (*Store)(T*, V), V (*Sqrt)(V)>
+__attribute__((optimize("fp-contract=off"))) inline void adam_vector(T* p, T* m, T* v, const T* g,
+                                                                     const AdamCoefficients<T>& c) {
+  const V gv = Load(g), pv = Load(p);
+  const V s = c.l2 != T(0) ? gv + c.l2 * pv : gv;
+  const V pd = pv * c.decay;
+  const V mv = c.beta1 * Load(m) + c.one_minus_beta1 * s;
+  const V vv = c.beta2 * Load(v) + c.one_minus_beta2 * (s * s);
+  Store(m, mv);
+  Store(v, vv);
+  Store(p, pd + c.neg_step * (mv / (Sqrt(vv) / c.sqrt_bc2 + c.eps)));
+}
+// The update of n elements: whole vectors, then the tail through padded buffers (the same
+// instructions for every element).
+template <class T, class V, V (*Load)(const T*), void (*Store)(T*, V), V (*Sqrt)(V), int L>
+void adam_run(T* p, T* m, T* v, const T* g, int64_t n, const AdamCoefficients<T>& c) {
+  int64_t i = 0;
+  for (; i + L <= n; i += L) adam_vector<T, V, Load, Store, Sqrt>(p + i, m + i, v + i, g + i, c);
+  if (i == n) return;
+  T bp[L] = {}, bm[L] = {}, bv[L] = {}, bg[L] = {};
+  const std::size_t bytes = std::size_t(n - i) * sizeof(T);
+  std::memcpy(bp, p + i, bytes);
+  std::memcpy(bm, m + i, bytes);
+  std::memcpy(bv, v + i, bytes);
+  std::memcpy(bg, g + i, bytes);
+  adam_vector<T, V, Load, Store, Sqrt>(bp, bm, bv, bg, c);
+  std::memcpy(p + i, bp, bytes);
+  std::memcpy(m + i, bm, bytes);
+  std::memcpy(v + i, bv, bytes);
+}
+void adam_f32(float* p, float* m, float* v, const float* g, int64_t n,
+              const AdamCoefficients<float>& c) {
+  adam_run<float, VF, loadf, storef, sqrtf_v, kLanesF>(p, m, v, g, n, c);
+}
+void adam_f64(double* p, double* m, double* v, const double* g, int64_t n,
+              const AdamCoefficients<double>& c) {
+  adam_run<double, VD, loadd, stored, sqrtd_v, kLanesD>(p, m, v, g, n, c);
+}
+
 extern const Kernels kKernels;
 const Kernels kKernels = {
     ISA_ENUM,
@@ -317,6 +359,8 @@ const Kernels kKernels = {
     {binary_strided<AddOp, double>, binary_strided<SubOp, double>, binary_strided<MulOp, double>,
      binary_strided<DivOp, double>, kVectorSelect ? binary_strided<MaximumOp, double> : nullptr,
      kVectorSelect ? binary_strided<MinimumOp, double> : nullptr},
+    adam_f32,
+    adam_f64,
 };
 
 }  // namespace ISA_NS
