@@ -30,6 +30,21 @@
 
 namespace strata::tracing {
 
+/// Where a call holds a source's value: a storage, and the byte offset of the source's element
+/// 0 in it (a fused group's outputs share one storage).
+struct Held {
+  Held() = default;
+  /// Holds `s` (null: nothing held), the source `bytes` into it.
+  Held(std::shared_ptr<Storage> s, int64_t bytes);
+  std::shared_ptr<Storage> storage;  ///< the storage
+  int64_t bytes = 0;                 ///< the source's offset in it
+  /// The source's element 0 (the storage's data, plus bytes): a fused group with thousands of
+  /// inputs reads them from the store, instead of from each storage (a cache miss each).
+  const char* data = nullptr;
+  /// The tensor r reads (r's layout shifted by the offset).
+  RawTensor read(const TraceRef& r) const;
+};
+
 /// A chain of elementwise steps of a plan, run as one.
 struct FusedGroup {
   /// One op of the chain. Its operands are values: k >= 0 the result of op k, and
@@ -55,8 +70,8 @@ struct FusedGroup {
   /// Per input read by gathering, in input order: the layout its gathering walks (coalesced).
   std::vector<Layout> walks;
   /// Per input: its storage when it is a constant of the plan, which the group keeps (a call
-  /// binds nothing for it); null for the others.
-  std::vector<std::shared_ptr<Storage>> fixed;
+  /// binds nothing for it); nothing held for the others.
+  std::vector<Held> fixed;
   std::vector<Op> ops;           ///< the chain, reductions and row ops among it
   int64_t row = 0;               ///< elements per reduced row (0: no reduction)
   std::vector<int32_t> outputs;  ///< the sources written to memory (read after the group)
@@ -75,15 +90,6 @@ struct FusedGroup {
 /// to the step's own kernel.
 std::vector<FusedGroup> fuse(const Trace& trace, const std::vector<bool>& run,
                              const std::vector<std::size_t>& last);
-
-/// Where a call holds a source's value: a storage, and the byte offset of the source's element
-/// 0 in it (a fused group's outputs share one storage).
-struct Held {
-  std::shared_ptr<Storage> storage;  ///< the storage
-  int64_t bytes = 0;                 ///< the source's offset in it
-  /// The tensor r reads (r's layout shifted by the offset).
-  RawTensor read(const TraceRef& r) const;
-};
 
 /// Runs a group on `store` (the values of a call; source s at store[slot[s]]): reads its
 /// inputs there and stores its outputs: those the function returns in storages of their own,

@@ -12,6 +12,11 @@
 
 namespace strata::tracing {
 
+Held::Held(std::shared_ptr<Storage> s, int64_t bytes_in)
+    : storage(std::move(s)),
+      bytes(bytes_in),
+      data(storage ? static_cast<const char*>(storage->data()) + bytes_in : nullptr) {}
+
 RawTensor Held::read(const TraceRef& r) const {
   if (bytes == 0) return RawTensor(storage, r.layout, r.dtype);
   Layout l = r.layout;
@@ -107,9 +112,10 @@ void run_fused(const FusedGroup& g, std::vector<Held>& store, const std::vector<
   int64_t gathers = 0;
   for (std::size_t k = 0; k < inputs; ++k) {
     const TraceRef& r = g.inputs[k];
-    const Held h = g.fixed[k] ? Held{g.fixed[k], 0} : at(r.source);
+    // The data pointers the store keeps: reading each storage (or copying its shared_ptr)
+    // was a cache miss per input of a group with thousands of them.
     sc.in_size[k] = dtype_size(r.dtype);
-    sc.in_data[k] = static_cast<const char*>(h.storage->data()) + h.bytes;
+    sc.in_data[k] = g.fixed[k].storage ? g.fixed[k].data : at(r.source).data;
     sc.in_base[k] = sc.in_data[k] + r.layout.offset * int64_t(sc.in_size[k]);
     if (g.read[k] == FusedGroup::Read::gathered) sc.gathered[k] = gathers++;
   }

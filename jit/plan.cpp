@@ -151,11 +151,11 @@ Plan::Plan(Trace trace) : trace_(std::move(trace)) {
     }
   }
   for (FusedGroup& g : groups_) {
-    g.fixed.assign(g.inputs.size(), nullptr);
+    g.fixed.assign(g.inputs.size(), Held());
     for (std::size_t k = 0; k < g.inputs.size(); ++k) {
       const std::size_t src = std::size_t(g.inputs[k].source);
       if (constant_[src]) {
-        g.fixed[k] = trace_.sources[src].storage;
+        g.fixed[k] = Held(trace_.sources[src].storage, 0);
       } else {
         read[src] = true;
       }
