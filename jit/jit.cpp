@@ -47,6 +47,7 @@ void count_jit_call(int kind, const tracing::Plan* plan) {
     stats.steps_run = c.run;
     stats.steps_folded = c.folded;
     stats.steps_merged = c.merged;
+    stats.constants_shared = c.shared;
   }
 }
 

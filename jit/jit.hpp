@@ -46,6 +46,7 @@ struct JitStats {
   std::size_t steps_run = 0;       ///< of those, steps its plan runs per call
   std::size_t steps_folded = 0;    ///< of those, steps computed once, at tracing
   std::size_t steps_merged = 0;    ///< of those, repeats of an earlier step, dropped (CSE)
+  std::size_t constants_shared = 0;  ///< folded constants read as an equal earlier one
 };
 
 /// The counters of every jitted function: `st::jit_stats().hits`.

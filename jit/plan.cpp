@@ -6,6 +6,7 @@
 #include <exception>
 #include <map>
 #include <sstream>
+#include <string>
 #include <utility>
 
 #include "core/error.hpp"
@@ -100,6 +101,7 @@ Plan::Plan(Trace trace) : trace_(std::move(trace)) {
       if (r.source >= 0) constant_[std::size_t(r.source)] = true;
     }
   }
+  merge_constants();
   // Frees: each result of a run step is released after its last reader (never a result of
   // the function). The plan keeps the storages of captured tensors and constants only.
   std::vector<std::size_t> last(sources, n);
@@ -271,6 +273,31 @@ std::vector<RawTensor> Plan::run(std::span<const RawTensor> inputs) const {
   return results;
 }
 
+void Plan::merge_constants() {
+  // Every `x * 0.5` folds a scalar of its own: a recurrence traced whole has thousands, each
+  // in a storage of its own that a call reads from cold memory. Run steps read one storage per
+  // distinct small constant instead (equal bytes: equal under any layout and dtype a reader
+  // may use; constants are never written).
+  constexpr std::size_t kSmall = 256;
+  std::vector<int32_t> canonical(trace_.sources.size(), -1);
+  std::map<std::string, int32_t> first;  // a constant's bytes -> the first source holding them
+  for (std::size_t s = 0; s < trace_.sources.size(); ++s) {
+    const std::shared_ptr<Storage>& st = trace_.sources[s].storage;
+    if (!constant_[s] || !st || !st->device().is_cpu() || st->bytes() > kSmall) continue;
+    std::string bytes(static_cast<const char*>(st->data()), st->bytes());
+    canonical[s] = first.try_emplace(std::move(bytes), int32_t(s)).first->second;
+    counts_.shared += canonical[s] != int32_t(s);
+  }
+  for (std::size_t i = 0; i < trace_.steps.size(); ++i) {
+    if (fate_[i] != Fate::run) continue;
+    for (TraceRef& r : trace_.steps[i].in) {
+      if (r.source >= 0 && canonical[std::size_t(r.source)] >= 0) {
+        r.source = canonical[std::size_t(r.source)];
+      }
+    }
+  }
+}
+
 void Plan::merge_repeats(const std::vector<bool>& written) {
   // The same elementwise op on the same operands (each one source read through the same
   // layout and dtype, never written in place) gives the same bits in the same layout, so
@@ -327,8 +354,9 @@ std::string Plan::explain() const {
   os << "plan: " << counts_.recorded << " steps traced, " << counts_.run << " run per call ("
      << counts_.fused << " of them in " << counts_.groups << " fused groups), " << counts_.folded
      << " folded into constants, " << counts_.recorded - counts_.run - counts_.folded
-     << " dropped (" << counts_.merged << " repeats of an earlier step); " << inputs
-     << " input storages, " << captured << " captured\n";
+     << " dropped (" << counts_.merged << " repeats of an earlier step); " << counts_.shared
+     << " constants read as an equal earlier one; " << inputs << " input storages, " << captured
+     << " captured\n";
   std::size_t read = 0, wrote = 0;
   for (std::size_t i = 0; i < trace_.steps.size(); ++i) {
     const TraceStep& s = trace_.steps[i];

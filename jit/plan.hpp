@@ -84,6 +84,7 @@ class Plan {
     std::size_t fused = 0;     ///< of the steps run, those in fused groups (jit/fuse.hpp)
     std::size_t groups = 0;    ///< fused groups
     std::size_t merged = 0;    ///< steps that repeated an earlier one (dropped: CSE)
+    std::size_t shared = 0;    ///< folded constants read as an equal earlier one instead
   };
   /// How many steps the plan has of each kind.
   Counts counts() const { return counts_; }
@@ -96,6 +97,8 @@ class Plan {
   /// one read the earlier result instead (the step is then dead). `written`: per source,
   /// whether a step writes it in place.
   void merge_repeats(const std::vector<bool>& written);
+  /// Makes run steps that read small constants with equal bytes read the same one.
+  void merge_constants();
 
   Trace trace_;
   std::vector<Fate> fate_;          ///< per step

@@ -164,6 +164,33 @@ TEST_CASE("jit folds constants and returns them fresh", "[jit]") {
   CHECK(jf.explain(x).find("folded") != std::string::npos);
 }
 
+TEST_CASE("jit reads equal small constants from one storage", "[jit]") {
+  const st::Tensor x0 = st::randn({3}, 18, st::f64), x1 = st::randn({3}, 19, st::f64);
+  // 40 scalars 0.5 and 40 scalars 0.25, folded: two distinct values.
+  auto repeated = [](const st::Tensor& x) {
+    st::Tensor y = x;
+    for (int i = 0; i < 40; ++i) y = y * 0.5 + 0.25;
+    return y;
+  };
+  auto jr = st::jit(repeated);
+  st::reset_jit_stats();
+  (void)jr(x0);
+  CHECK(st::jit_stats().constants_shared == 78);
+  REQUIRE(same_bits(jr(x1), repeated(x1)));
+  CHECK(jr.explain(x1).find("78 constants read as an equal earlier one") != std::string::npos);
+  // Twenty different scalars, and one f32 and one f64 of equal value (other bytes): none shared.
+  auto distinct = [](const st::Tensor& x) {
+    st::Tensor y = x;
+    for (int i = 1; i <= 20; ++i) y = y * (1.0 + 0.125 * i);
+    return y + (y.to(st::f32) * 7.0).to(st::f64) * 7.0;
+  };
+  auto jd = st::jit(distinct);
+  st::reset_jit_stats();
+  (void)jd(x0);
+  CHECK(st::jit_stats().constants_shared == 0);
+  REQUIRE(same_bits(jd(x1), distinct(x1)));
+}
+
 TEST_CASE("jit merges repeated elementwise steps, never across an in-place write", "[jit]") {
   const st::Tensor x0 = st::randn({3, 5}, 16, st::f64), x1 = st::randn({3, 5}, 17, st::f64);
   SECTION("repeats read the first result") {
