@@ -176,7 +176,10 @@ void run_fused(const FusedGroup& g, std::vector<Held>& store, const std::vector<
     auto slot = [&](int64_t s) { return reinterpret_cast<char*>(base + s * block); };
     char* const spread_at = slot(g.slots + gathers);
     for (int64_t b = b0; b < b1; ++b) {
-      const auto [lo, n] = cut(b, numel);
+      // Not a structured binding: the lambdas below capture lo (clang 14 cannot capture
+      // bindings).
+      const std::pair<int64_t, int64_t> piece = cut(b, numel);
+      const int64_t lo = piece.first, n = piece.second;
       // The block's rows, for row ops and row inputs (whole rows unless rows are cut).
       const int64_t r0 = g.row > 0 ? lo / g.row : 0, rn = g.row > 0 ? n / g.row : 0;
       for (std::size_t k = 0; k < inputs; ++k) {

@@ -282,12 +282,19 @@ void sum_columns_f64(const double* x, int64_t rows, int64_t ld, int64_t cols, do
 
 #include "raw/cpu/vmath_binary.inc"  // mul_f32 ... div_f64, binary_strided, kVectorSelect
 
-// AdamStep's update (raw/scalar/binary.hpp) of one vector of each array. GCC contracts
-// a * b + c into an FMA even between intrinsics when FMA is enabled: not here, or the bits
-// would differ from the scalar functor's (and from SSE2's, which has no FMA).
+// AdamStep's update (raw/scalar/binary.hpp) of one vector of each array. Compilers contract
+// a * b + c into an FMA when FMA is enabled (GCC even between intrinsics, clang within an
+// expression): not here, or the bits would differ from the scalar functor's (and from SSE2's,
+// which has no FMA). GCC takes the attribute, clang the pragma.
 template <class T, class V, V (*Load)(const T*), void (*Store)(T*, V), V (*Sqrt)(V)>
-__attribute__((optimize("fp-contract=off"))) inline void adam_vector(T* p, T* m, T* v, const T* g,
-                                                                     const AdamCoefficients<T>& c) {
+#if !defined(__clang__)
+__attribute__((optimize("fp-contract=off")))
+#endif
+inline void
+adam_vector(T* p, T* m, T* v, const T* g, const AdamCoefficients<T>& c) {
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#endif
   const V gv = Load(g), pv = Load(p);
   const V s = c.l2 != T(0) ? gv + c.l2 * pv : gv;
   const V pd = pv * c.decay;
