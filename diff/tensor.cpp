@@ -5,6 +5,7 @@
 #include <ostream>
 #include <span>
 #include <sstream>
+#include <type_traits>
 
 #include "core/error.hpp"
 #include "diff/debug_nans.hpp"
@@ -31,9 +32,22 @@ std::vector<T> Tensor::to_vector() const {
     return std::vector<bool>(bytes.begin(), bytes.end());
   } else {
     std::vector<T> out(static_cast<std::size_t>(r.numel()));
-    if (!out.empty()) raw::to_host(raw::cast(r, dtype_v<T>), out.data());
+    copy_to(std::span<T>(out));
     return out;
   }
+}
+
+template <Element T>
+void Tensor::copy_to(std::span<T> out) const {
+  const RawTensor& r = defined_raw(*this, "copy_to");
+  if (static_cast<int64_t>(out.size()) != r.numel()) {
+    detail::fail<ValueError>("copy_to", "tensor of shape ", r.shape(), " has ", r.numel(),
+                             " elements, the destination holds ", out.size(),
+                             "; give it exactly numel() elements");
+  }
+  if (out.empty()) return;
+  // A bool is one byte holding 0 or 1: the b8 cast's bytes are bools.
+  raw::to_host(raw::cast(r, std::is_same_v<T, bool> ? DType::b8 : dtype_v<T>), out.data());
 }
 
 template <Element T>
@@ -115,6 +129,7 @@ Tensor from_vector(const std::vector<T>& data, const Shape& shape) {
 // The element types, instantiated once here rather than in every user.
 #define STRATA_INSTANTIATE(T)                           \
   template std::vector<T> Tensor::to_vector<T>() const; \
+  template void Tensor::copy_to<T>(std::span<T>) const; \
   template T Tensor::item<T>() const;                   \
   template Tensor from_vector<T>(const std::vector<T>&, const Shape&);
 STRATA_INSTANTIATE(float)

@@ -6,6 +6,7 @@
 /// Ops mixin and Prims<Tensor>) every differentiable op.
 #include <cstdint>
 #include <iosfwd>
+#include <span>
 #include <vector>
 
 #include "diff/diffable.hpp"
@@ -44,6 +45,11 @@ class Tensor : public Ops<Tensor> {
   /// The elements in row-major order, converted to T (like numpy's tolist()).
   template <Element T>
   std::vector<T> to_vector() const;
+  /// The same elements written into `out`, which must hold exactly numel() of them: no
+  /// allocation, for a buffer a loop fills again on every step. ValueError when the sizes
+  /// differ. Example: `jac.copy_to(std::span<double>(values))`.
+  template <Element T>
+  void copy_to(std::span<T> out) const;
   /// The single element, converted to T; ValueError unless numel() == 1.
   template <Element T>
   T item() const;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <sstream>
 #include <strata.hpp>
 #include <thread>
@@ -13,6 +14,33 @@
 #include "support/device.hpp"
 
 namespace st = strata;
+
+TEST_CASE("copy_to writes a tensor's elements into a buffer of the caller's", "[diff]") {
+  // A transposed view, converted to f32 on the way; the same values as to_vector.
+  const st::Tensor a =
+      st::transpose(st::from_vector(std::vector<double>{1, 2, 3, 4, 5, 6}, {2, 3}), 0, 1);
+  std::vector<double> d(6, -1.0);
+  a.copy_to(std::span<double>(d));
+  CHECK(d == std::vector<double>{1, 4, 2, 5, 3, 6});
+  CHECK(d == a.to_vector<double>());
+  std::vector<float> f(6);
+  a.copy_to(std::span<float>(f));
+  CHECK(f == std::vector<float>{1, 4, 2, 5, 3, 6});
+  // Into part of a larger buffer, as a sparse layout fills its value list piece by piece.
+  std::vector<int64_t> big(8, 7);
+  st::from_vector(std::vector<int64_t>{-3, 9}).copy_to(std::span<int64_t>(big).subspan(3, 2));
+  CHECK(big == std::vector<int64_t>{7, 7, 7, -3, 9, 7, 7, 7});
+  bool mask[3] = {false, true, false};
+  st::from_vector(std::vector<bool>{true, false, true}).copy_to(std::span<bool>(mask));
+  CHECK((mask[0] && !mask[1] && mask[2]));
+  // Sizes that differ, and an undefined tensor.
+  std::vector<double> small(5);
+  CHECK_THROWS_AS(a.copy_to(std::span<double>(small)), st::ValueError);
+  CHECK_THROWS_WITH(a.copy_to(std::span<double>(small)), Catch::Contains("copy_to") &&
+                                                             Catch::Contains("[3, 2]") &&
+                                                             Catch::Contains("holds 5"));
+  CHECK_THROWS_AS(st::Tensor().copy_to(std::span<double>(d)), st::Error);
+}
 
 TEST_CASE("Tensor factories", "[diff]") {
   SECTION("from_vector keeps values, shape and dtype") {
