@@ -80,8 +80,6 @@ inline void store_fence() {
 /// The plain binary ops with a kernel per instruction set (Kernels::binary_f32/f64), for the
 /// fused blocks of a jit plan, whose blocks stay in L1 where the vector width decides the
 /// speed. Each computes the scalar functor's formula (raw/scalar/binary.hpp) lane by lane.
-/// Null where this instruction set has no vectorised kernel for the op (maximum and minimum
-/// below AVX-512).
 enum BinaryFn : int { kAdd, kSub, kMul, kDiv, kMaximum, kMinimum, kBinaryFnCount };
 /// o[i] = op(a[i * sa], b[i * sb]) for i < n; sa and sb are 1 or 0 (one value broadcast).
 /// False when some a[i] and b[i] are both NaN: the one case whose bits (the NaN's payload) may

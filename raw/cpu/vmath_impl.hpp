@@ -280,7 +280,7 @@ void sum_columns_f64(const double* x, int64_t rows, int64_t ld, int64_t cols, do
   sum_columns_blocks(x, rows, ld, cols, acc);
 }
 
-#include "raw/cpu/vmath_binary.inc"  // mul_f32 ... div_f64, binary_strided, kVectorSelect
+#include "raw/cpu/vmath_binary.inc"  // mul_f32 ... div_f64, binary_strided, select_strided
 
 // AdamStep's update (raw/scalar/binary.hpp) of one vector of each array. Compilers contract
 // a * b + c into an FMA when FMA is enabled (GCC even between intrinsics, clang within an
@@ -361,11 +361,9 @@ const Kernels kKernels = {
     mul_f64,
     div_f64,
     {binary_strided<AddOp, float>, binary_strided<SubOp, float>, binary_strided<MulOp, float>,
-     binary_strided<DivOp, float>, kVectorSelect ? binary_strided<MaximumOp, float> : nullptr,
-     kVectorSelect ? binary_strided<MinimumOp, float> : nullptr},
+     binary_strided<DivOp, float>, select_strided<true, float>, select_strided<false, float>},
     {binary_strided<AddOp, double>, binary_strided<SubOp, double>, binary_strided<MulOp, double>,
-     binary_strided<DivOp, double>, kVectorSelect ? binary_strided<MaximumOp, double> : nullptr,
-     kVectorSelect ? binary_strided<MinimumOp, double> : nullptr},
+     binary_strided<DivOp, double>, select_strided<true, double>, select_strided<false, double>},
     adam_f32,
     adam_f64,
 };

@@ -14,6 +14,7 @@
 
 #include "raw/cpu/vmath.hpp"
 #include "raw/scalar_ops.hpp"
+#include "support/each_isa.hpp"
 
 namespace st = strata;
 namespace vm = strata::detail::vmath;
@@ -80,16 +81,11 @@ TEST_CASE("the AdamW vector kernels give the scalar update's bits on every ISA",
                                        1e-8, 0.0,   1 - 1e-3 * 0.01};
   const st::AdamStepCoefficients l2{0.8, 0.99, 0.05, 0.3, 1e-6, 0.02, 1.0};
   const st::AdamStepCoefficients plain{0.5, 0.75, 1.0, 1.0, 0.0, 0.0, 1.0};
-  int ran = 0;
-  for (const vm::Isa isa : {vm::Isa::sse2, vm::Isa::avx2, vm::Isa::avx512}) {
-    const vm::Kernels* k = vm::kernels_for(isa);
-    if (!k) continue;
-    INFO(vm::isa_name(isa));
-    ++ran;
+  const int ran = strata::testing::for_each_isa([&](const vm::Kernels& k) {
     for (const auto& c : {adamw, l2, plain}) {
-      check_isa<float>(*k, c);
-      check_isa<double>(*k, c);
+      check_isa<float>(k, c);
+      check_isa<double>(k, c);
     }
-  }
+  });
   CHECK(ran >= 1);
 }

@@ -12,10 +12,13 @@
 #include <vector>
 
 #include "raw/cpu/vmath.hpp"
+#include "support/float_bits.hpp"
 #include "support/naive.hpp"
 
 namespace st = strata;
 namespace vm = strata::detail::vmath;
+using strata::testing::nan_with;
+using strata::testing::same_float_bits;
 
 namespace {
 
@@ -27,27 +30,6 @@ T first_extreme(const T* x, int64_t n, bool less) {
     if (std::isnan(x[i]) || (less ? x[i] < best : best < x[i])) best = x[i];
   }
   return best;
-}
-
-template <class T>
-bool same_bits(T a, T b) {
-  return std::memcmp(&a, &b, sizeof(T)) == 0;
-}
-
-/// A quiet NaN whose payload is k (and sign bit `negative`).
-template <class T>
-T nan_with(uint64_t k, bool negative) {
-  if constexpr (sizeof(T) == 8) {
-    const uint64_t bits = (negative ? 0xfff8000000000000ull : 0x7ff8000000000000ull) | k;
-    T v;
-    std::memcpy(&v, &bits, sizeof v);
-    return v;
-  } else {
-    const uint32_t bits = (negative ? 0xffc00000u : 0x7fc00000u) | uint32_t(k);
-    T v;
-    std::memcpy(&v, &bits, sizeof v);
-    return v;
-  }
 }
 
 /// Rows of every length up to 80 with, per length, a clean row, a row with two NaNs of
@@ -100,7 +82,7 @@ void check_kernels() {
         INFO(vm::isa_name(isa) << (less ? " min" : " max") << " of " << row.size());
         // Declined exactly where the order could matter, and right everywhere else.
         CHECK(taken == !(std::isnan(want) || want == T(0)));
-        if (taken) CHECK(same_bits(got, want));
+        if (taken) CHECK(same_float_bits(got, want));
       }
     }
   }
@@ -131,7 +113,7 @@ void check_reduce(st::DType dtype) {
     for (int64_t r = 0; r < m; ++r) {
       const T want = first_extreme(typed.data() + r * 83, n, op == st::ReduceOp::min);
       INFO("row " << r);
-      CHECK(same_bits(g[r], want));
+      CHECK(same_float_bits(g[r], want));
     }
   }
 }
