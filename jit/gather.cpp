@@ -39,7 +39,9 @@ void gather_typed(const U* base, const Layout& l, int64_t lo, int64_t n, U* dst)
     const U* row = base + l.offset + (lo / inner) * outer_step;
     for (int64_t j = 0; j < n; row += outer_step, c = 0) {
       const int64_t m = std::min(n - j, inner - c);
-      if (step == 0) {
+      if (step == 1) {
+        std::copy(row + c, row + c + m, dst + j);  // rows of a slice: a copy each
+      } else if (step == 0) {
         std::fill(dst + j, dst + j + m, row[0]);
       } else {
         for (int64_t k = 0; k < m; ++k) dst[j + k] = row[(c + k) * step];
