@@ -156,9 +156,52 @@ bool safe_binary_fast(Plain plain, Safe safe, const RawTensor& out, const RawTen
   return true;
 }
 
+// The plain add, sub, mul, div, maximum and minimum of floats by the instruction set's
+// kernel (vmath's binary kernels, which a plan's fused blocks run too) on blocks whose
+// operands step by 1 or 0: map_block's loop is compiled for SSE2, and the branch of maximum
+// and minimum is not vectorised there at all. The bits are the functor's (vmath.hpp); a
+// block where two NaNs meet, or of any other layout, runs the functor's map_block. False
+// (the caller maps the functor) when out shares storage with an operand or is not
+// contiguous.
+template <class T>
+bool plain_binary_fast(BinaryOp op, const RawTensor& out, const RawTensor& a, const RawTensor& b) {
+  const int fn = vmath_binary_fn(op);
+  const vmath::Kernels* k = vmath::best();
+  if (fn < 0 || k == nullptr || !out.is_contiguous() || out.storage() == a.storage() ||
+      out.storage() == b.storage()) {
+    return false;
+  }
+  bool (*kernel)(const T*, int64_t, const T*, int64_t, T*, int64_t) = nullptr;
+  if constexpr (std::is_same_v<T, float>) kernel = k->binary_f32[fn];
+  if constexpr (std::is_same_v<T, double>) kernel = k->binary_f64[fn];
+  auto unit_or_zero = [](int64_t s) { return s == 0 || s == 1; };
+  T* ob = base_ptr<T>(out);
+  const T* ab = base_ptr<T>(a);
+  const T* bb = base_ptr<T>(b);
+  auto block = [&](const StagedBlock<3>& blk) {
+    const std::array<int64_t, 3> st = blk.st;
+    T* o = blk.result(ob);
+    const T* pa = blk.input(1, ab);
+    const T* pb = blk.input(2, bb);
+    if (st[0] == 1 && unit_or_zero(st[1]) && unit_or_zero(st[2]) &&
+        kernel(pa, st[1], pb, st[2], o, blk.n)) {
+      return;
+    }
+    scalar::visit_binary<T>(op, [&](auto f) {
+      if constexpr (std::is_same_v<decltype(f(T{}, T{})), T>) {
+        map_block<T, T, T>(f, o, st[0], blk.n, std::pair{pa, st[1]}, std::pair{pb, st[2]});
+      }
+    });
+  };
+  parallel_walk_staged<3>(out.shape(), {&out.layout(), &a.layout(), &b.layout()}, {ob, ab, bb},
+                          {int(sizeof(T)), int(sizeof(T)), int(sizeof(T))}, block);
+  return true;
+}
+
 template <class T>
 void binary_typed(BinaryOp op, const RawTensor& out, const RawTensor& a, const RawTensor& b) {
   if constexpr (std::is_floating_point_v<T>) {
+    if (plain_binary_fast<T>(op, out, a, b)) return;
     if (op == BinaryOp::safe_mul &&
         safe_binary_fast<T>(scalar::Mul{}, scalar::SafeMul{}, out, a, b)) {
       return;
