@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // CPU elementwise kernels: fill, copy (with cast), creation, unary, binary,
-// axpby, adam_step, where. Contract: the front end (raw/ops/) has validated
-// shapes and dtypes (and integer divisors); `out` is written, never read
+// where (axpby and adam_step: optimizer_steps.cpp). Contract: the front end (raw/ops/) has
+// validated shapes and dtypes (and integer divisors); `out` is written, never read
 // (except binary with out aliasing a, and axpby and adam_step, which read each
 // element before writing it). The arithmetic is raw/scalar_ops.hpp's, shared
 // with CUDA; exp, log, sin, cos, tanh and sqrt of contiguous blocks go to
@@ -337,46 +337,6 @@ void CpuBackend::unary(UnaryOp op, const RawTensor& out, const RawTensor& x) {
 void CpuBackend::binary(BinaryOp op, const RawTensor& out, const RawTensor& a, const RawTensor& b) {
   visit_dtype(a.dtype(), op_name(op),
               [&]<class T>(type_tag<T>) { binary_typed<T>(op, out, a, b); });
-}
-
-void CpuBackend::axpby(const RawTensor& out, double alpha, const RawTensor& x, double beta) {
-  visit_dtype(out.dtype(), "axpby_", [&]<std::floating_point T>(type_tag<T>) {
-    map<T, T, T>(out, scalar::Axpby<T>{T(alpha), T(beta)}, out, x);
-  });
-}
-
-void CpuBackend::adam_step(const RawTensor& p, const RawTensor& m, const RawTensor& v,
-                           const RawTensor& g, const AdamStepCoefficients& c) {
-  visit_dtype(p.dtype(), "adam_step_", [&]<std::floating_point T>(type_tag<T>) {
-    const scalar::AdamStep<T> step(c);
-    // Contiguous blocks by the instruction set's kernel (the same bits: vmath.hpp).
-    const vmath::AdamCoefficients<T> coef{
-        step.beta1, step.one_minus_beta1, step.beta2, step.one_minus_beta2, step.l2,
-        step.decay, step.sqrt_bc2,        step.eps,   step.neg_step};
-    void (*kernel)(T*, T*, T*, const T*, int64_t, const vmath::AdamCoefficients<T>&) = nullptr;
-    if (const vmath::Kernels* k = vmath::best()) {
-      if constexpr (std::is_same_v<T, float>) kernel = k->adam_f32;
-      if constexpr (std::is_same_v<T, double>) kernel = k->adam_f64;
-    }
-    T *pb = base_ptr<T>(p), *mb = base_ptr<T>(m), *vb = base_ptr<T>(v);
-    const T* gb = base_ptr<T>(g);
-    parallel_walk<4>(p.shape(), {&p.layout(), &m.layout(), &v.layout(), &g.layout()},
-                     [&](const auto& off, int64_t n, const auto& st) {
-                       // A local copy: stores through pp cannot change its coefficients,
-                       // so the loop keeps them in registers.
-                       const scalar::AdamStep<T> f = step;
-                       T *pp = pb + off[0], *mp = mb + off[1], *vp = vb + off[2];
-                       const T* gp = gb + off[3];
-                       if (st[0] == 1 && st[1] == 1 && st[2] == 1 && st[3] == 1) {
-                         if (kernel) return kernel(pp, mp, vp, gp, n, coef);
-                         for (int64_t i = 0; i < n; ++i) f(pp[i], mp[i], vp[i], gp[i]);
-                         return;
-                       }
-                       for (int64_t i = 0; i < n; ++i) {
-                         f(pp[i * st[0]], mp[i * st[1]], vp[i * st[2]], gp[i * st[3]]);
-                       }
-                     });
-  });
 }
 
 void CpuBackend::where(const RawTensor& out, const RawTensor& cond, const RawTensor& a,
