@@ -15,28 +15,12 @@
 #include "support/same_bits.hpp"
 
 namespace st = strata;
+using strata::testing::count_steps;
 using strata::testing::require_eager_bits;
 using strata::testing::same_bits;
 using strata::testing::special;
 
 namespace {
-
-/// How many reduce steps of a plan's listing ran inside fused groups, and how many alone.
-struct Reduces {
-  int fused = 0;
-  int alone = 0;
-};
-Reduces count_reduces(const std::string& plan) {
-  Reduces r;
-  for (std::size_t at = plan.find("reduce("); at != std::string::npos;
-       at = plan.find("reduce(", at + 1)) {
-    const std::size_t line = plan.rfind('\n', at);
-    const std::string head = plan.substr(line + 1, at - line - 1);
-    if (head.find(" run") == std::string::npos) continue;  // folded or dropped
-    (head.find("fused:") != std::string::npos ? r.fused : r.alone) += 1;
-  }
-  return r;
-}
 
 /// The chain the reductions end: its values cover every sign, zeros, infinities and a NaN.
 st::Tensor chain(const st::Tensor& v) { return st::tanh(v * 0.75) * 3.0 + v * 0.5; }
@@ -58,8 +42,8 @@ TEST_CASE("a chain ending in a sum over its rows gives eager's bits for every ro
             require_eager_bits(f, special(rows * row, dtype, 1).reshape({rows, row}),
                                special(rows * row, dtype, 2).reshape({rows, row}));
         INFO(plan);
-        CHECK(count_reduces(plan).fused == 1);
-        CHECK(count_reduces(plan).alone == 0);
+        CHECK(count_steps(plan, "reduce").fused == 1);
+        CHECK(count_steps(plan, "reduce").alone == 0);
       }
     }
   }
@@ -73,12 +57,12 @@ TEST_CASE("a chain ending in a sum over several trailing axes or every axis", "[
     const std::string p2 =
         require_eager_bits(two, special(5 * 12000, dtype, 3).reshape({5, 40, 300}),
                            special(5 * 12000, dtype, 4).reshape({5, 40, 300}));
-    CHECK(count_reduces(p2).fused == 1);
+    CHECK(count_steps(p2, "reduce").fused == 1);
     for (const int64_t n : {700, 60000}) {
       auto all = [](const st::Tensor& v) { return st::sum(chain(v)); };
       const std::string pa = require_eager_bits(all, special(n, dtype, 5).reshape({n / 100, 100}),
                                                 special(n, dtype, 6).reshape({n / 100, 100}));
-      CHECK(count_reduces(pa).fused == 1);
+      CHECK(count_steps(pa, "reduce").fused == 1);
     }
   }
 }
@@ -97,7 +81,7 @@ TEST_CASE("a chain ending in a max or min over its rows gives eager's bits", "[j
         const st::Tensor y = chain(v);
         return st::max(y, {1}) + st::min(y, {1});
       };
-      CHECK(count_reduces(require_eager_bits(f, x0, x1)).fused >= 1);
+      CHECK(count_steps(require_eager_bits(f, x0, x1), "reduce").fused >= 1);
       auto clamped = [](const st::Tensor& v) {
         return st::max(st::minimum(chain(v), 0.0), {1}) * st::min(st::maximum(v * -1.0, 0.0), {1});
       };
@@ -107,7 +91,7 @@ TEST_CASE("a chain ending in a max or min over its rows gives eager's bits", "[j
         const st::Tensor y = st::maximum(chain(v), 0.0);
         return st::Tensor(st::raw::reduce(st::ReduceOp::min, y.raw(), {1}, false)) * 2.0;
       };
-      CHECK(count_reduces(require_eager_bits(raw_min, x0, x1)).fused == 1);
+      CHECK(count_steps(require_eager_bits(raw_min, x0, x1), "reduce").fused == 1);
     }
   }
 }
@@ -128,7 +112,7 @@ TEST_CASE("two reductions of one chain, and a reduction of the chain's input", "
   CHECK(same_bits(s, se));
   CHECK(same_bits(s2, s2e));
   CHECK(same_bits(sv, sve));
-  const Reduces r = count_reduces(jf.explain(x1));
+  const strata::testing::StepCount r = count_steps(jf.explain(x1), "reduce");
   CHECK(r.fused == 3);
   CHECK(r.alone == 0);
 }
@@ -140,12 +124,12 @@ TEST_CASE("layer norm and softmax under jit: eager's bits, their statistics fuse
     auto ln = [](const st::Tensor& v) { return st::layer_norm(st::gelu(v), {768}); };
     const std::string pl = require_eager_bits(ln, x0, x1);
     INFO(pl);
-    CHECK(count_reduces(pl).fused == 2);                       // the mean's sum and the variance's
+    CHECK(count_steps(pl, "reduce").fused == 2);               // the mean's sum and the variance's
     CHECK(pl.find("in 1 fused groups") != std::string::npos);  // one pass
     auto sm = [](const st::Tensor& v) { return st::softmax(v * 0.5, -1); };
     const std::string ps = require_eager_bits(sm, x0, x1);
     INFO(ps);
-    CHECK(count_reduces(ps).fused >= 1);  // the sum of the exponentials
+    CHECK(count_steps(ps, "reduce").fused >= 1);  // the sum of the exponentials
     // The gradient of a layer norm's loss: the backward pass's row sums fuse too.
     auto loss = [](const auto& v) { return st::sum(st::layer_norm(v, {768}) * st::tanh(v)); };
     auto g = st::jit(st::grad(loss));
@@ -159,13 +143,13 @@ TEST_CASE("reductions that cannot end a chain run eagerly, with eager's bits", "
   const st::Tensor x1 = special(200 * 300, st::f32, 14).reshape({200, 300});
   // Over the leading axis; of integers; the max of rows longer than a piece; of a transpose.
   auto leading = [](const st::Tensor& v) { return st::sum(chain(v), {0}); };
-  CHECK(count_reduces(require_eager_bits(leading, x0, x1)).alone == 1);
+  CHECK(count_steps(require_eager_bits(leading, x0, x1), "reduce").alone == 1);
   auto ints = [](const st::Tensor& v) { return st::sum((chain(v) * 100.0).to(st::i32), {1}); };
-  CHECK(count_reduces(require_eager_bits(ints, x0, x1)).alone == 1);
+  CHECK(count_steps(require_eager_bits(ints, x0, x1), "reduce").alone == 1);
   auto long_max = [](const st::Tensor& v) { return st::max(chain(v).reshape({10, 6000}), {1}); };
-  CHECK(count_reduces(require_eager_bits(long_max, x0, x1)).alone == 1);
+  CHECK(count_steps(require_eager_bits(long_max, x0, x1), "reduce").alone == 1);
   auto turned = [](const st::Tensor& v) { return st::sum(st::transpose(chain(v), 0, 1), {1}); };
-  CHECK(count_reduces(require_eager_bits(turned, x0, x1)).alone == 1);
+  CHECK(count_steps(require_eager_bits(turned, x0, x1), "reduce").alone == 1);
   // A long row's sum ends its group: rows cut into pieces are summed only once every block
   // has run, so the step that reads the sum starts another group.
   auto centred = [](const st::Tensor& v) {
@@ -174,7 +158,7 @@ TEST_CASE("reductions that cannot end a chain run eagerly, with eager's bits", "
   };
   const std::string pc =
       require_eager_bits(centred, x0.reshape({4, 15000}), x1.reshape({4, 15000}));
-  CHECK(count_reduces(pc).fused == 1);
+  CHECK(count_steps(pc, "reduce").fused == 1);
   CHECK(pc.find("fused:1") != std::string::npos);
 }
 
@@ -204,7 +188,7 @@ TEST_CASE("ops after a reduction read its rows in the same pass", "[jit]") {
       const std::string plan = jf.explain(x1);
       INFO(plan);
       CHECK(plan.find("in 1 fused groups") != std::string::npos);
-      CHECK(count_reduces(plan).fused == 2);
+      CHECK(count_steps(plan, "reduce").fused == 2);
     }
   }
 }

@@ -27,6 +27,24 @@ std::string require_eager_bits(F f, const Tensor& x0, const Tensor& x) {
   return jf.explain(x);
 }
 
+/// How many run steps of a plan's listing call a primitive, inside fused groups and alone.
+struct StepCount {
+  int fused = 0;  ///< run inside a fused group
+  int alone = 0;  ///< run by their own kernel
+};
+/// The run steps of `plan` (a listing from explain()) calling `op` ("reduce", "pad").
+inline StepCount count_steps(const std::string& plan, const std::string& op) {
+  StepCount c;
+  const std::string call = " " + op + "(";
+  for (std::size_t at = plan.find(call); at != std::string::npos; at = plan.find(call, at + 1)) {
+    const std::size_t line = plan.rfind('\n', at);
+    const std::string head = plan.substr(line + 1, at - line - 1);
+    if (head.find(" run") == std::string::npos) continue;  // folded or dropped
+    (head.find("fused:") != std::string::npos ? c.fused : c.alone) += 1;
+  }
+  return c;
+}
+
 /// n values with every special case the kernels treat apart: zeros of both signs, infinities,
 /// a NaN, tiny and huge magnitudes, then random normals (times 3) drawn from `seed`.
 inline Tensor special(int64_t n, DType dtype, uint64_t seed) {
