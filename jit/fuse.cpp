@@ -3,12 +3,14 @@
 #include "jit/fuse.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <optional>
 
 #include "jit/gather.hpp"
 #include "raw/cpu/blocks.hpp"
 #include "raw/cpu/vmath.hpp"
+#include "raw/scalar/arith.hpp"
 
 namespace strata::tracing {
 
@@ -25,6 +27,16 @@ std::optional<FusedGroup::Read> operand_read(const TraceRef& r, const Shape& sha
     return FusedGroup::Read::single;
   }
   return FusedGroup::Read::gathered;
+}
+
+/// The bits of `value` converted to dtype (as a pad or a fill converts it), in the low bytes.
+uint64_t fill_bits(double value, DType dtype) {
+  uint64_t bits = 0;
+  visit_dtype(dtype, "pad", [&]<class T>(type_tag<T>) {
+    const T v = detail::scalar::convert<T>(value);
+    std::memcpy(&bits, &v, sizeof(T));
+  });
+  return bits;
 }
 
 /// Can step s start or join a chain (its own requirements, before its operands are matched)?
@@ -58,6 +70,7 @@ class Builder {
     const TraceStep& s = t_.steps[i];
     if (!fusable(s)) return close();
     if (s.ew.kind == Kind::reduce) return add_reduction(i);
+    if (s.ew.kind == Kind::pad) return add_pad(i);
     bool rows = false;
     if (!g_.steps.empty() && s.out[0].layout.shape != g_.shape) {
       rows = rows_inside() && s.out[0].layout.numel() * g_.row == numel(g_.shape);
@@ -92,7 +105,8 @@ class Builder {
   bool try_add(std::size_t i, bool rows) {
     const TraceStep& s = t_.steps[i];
     const Shape& shape = g_.steps.empty() || rows ? s.out[0].layout.shape : g_.shape;
-    FusedGroup::Op op{s.ew, s.in[s.ew.kind == Kind::where ? 1 : 0].dtype, s.out[0].dtype};
+    FusedGroup::Op op{{s.ew.kind, s.ew.op}, s.in[s.ew.kind == Kind::where ? 1 : 0].dtype,
+                      s.out[0].dtype};
     op.rows = rows;
     std::vector<std::pair<TraceRef, FusedGroup::Read>> fresh;  // the inputs this step adds
     for (std::size_t k = 0; k < s.in.size(); ++k) {
@@ -140,7 +154,7 @@ class Builder {
         s.out[0].dtype != r.dtype) {
       return close();
     }
-    FusedGroup::Op reduce{s.ew, r.dtype, r.dtype};
+    FusedGroup::Op reduce{{s.ew.kind, s.ew.op}, r.dtype, r.dtype};
     reduce.rows = true;
     if (auto made = op_of_.find(r.source); made != op_of_.end()) {
       const bool dense = r.layout.is_contiguous() && r.layout.offset == 0;
@@ -156,6 +170,28 @@ class Builder {
     g_.row = row;
     op_of_[s.out[0].source] = int32_t(g_.ops.size());
     g_.ops.push_back(reduce);
+    g_.steps.push_back(i);
+    op_steps_.push_back(i);
+  }
+
+  /// Adds the pad step i, reading its operand padded (an operand made in the group, a value of
+  /// another shape, is read from memory by a group of its own).
+  void add_pad(std::size_t i) {
+    const TraceStep& s = t_.steps[i];
+    if (!g_.steps.empty() && s.out[0].layout.shape != g_.shape) close();
+    const TraceRef& r = s.in[0];
+    if (r.source < 0) return close();
+    if (op_of_.contains(r.source)) close();
+    if (g_.steps.empty()) g_.shape = s.out[0].layout.shape;
+    FusedGroup::Op op{{Kind::pad}, r.dtype, s.out[0].dtype};
+    op.arg[0] = FusedGroup::input_value(g_.inputs.size());
+    op.pad = int32_t(g_.pads.size());
+    g_.inputs.push_back(r);
+    g_.read.push_back(FusedGroup::Read::padded);
+    g_.input_rows.push_back(false);
+    g_.pads.push_back({r.layout, s.ew.before, g_.shape, fill_bits(s.ew.value, r.dtype)});
+    op_of_[s.out[0].source] = int32_t(g_.ops.size());
+    g_.ops.push_back(op);
     g_.steps.push_back(i);
     op_steps_.push_back(i);
   }
@@ -217,6 +253,70 @@ class Builder {
 };
 
 }  // namespace
+
+std::vector<std::size_t> pads_to_readers(const Trace& trace, const std::vector<bool>& run,
+                                         const std::vector<bool>& written) {
+  const std::size_t n = trace.steps.size(), sources = trace.sources.size();
+  // Per source: how many times run steps (or the function's results) read it, the last step
+  // reading it, and the step that made it.
+  std::vector<int32_t> reads(sources, 0);
+  std::vector<std::size_t> reader(sources, 0), maker(sources, n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!run[i]) continue;
+    for (const TraceRef& r : trace.steps[i].in) {
+      if (r.source < 0) continue;
+      ++reads[std::size_t(r.source)];
+      reader[std::size_t(r.source)] = i;
+    }
+    for (const TraceRef& r : trace.steps[i].out) {
+      if (r.source >= 0) maker[std::size_t(r.source)] = i;
+    }
+  }
+  for (const TraceRef& r : trace.outputs) reads[std::size_t(r.source)] += 2;
+  // Sums of pads: pads, and adds of sums of pads, whose operands nothing writes in place (they
+  // must hold the same values later); of those, the ones read by one step only move.
+  std::vector<bool> sum_of_pads(n, false);
+  for (std::size_t i = 0; i < n; ++i) {
+    const TraceStep& s = trace.steps[i];
+    if (!run[i] || s.effect != raw::trace::Effect::pure || s.out.size() != 1 ||
+        s.out[0].source < 0) {
+      continue;
+    }
+    bool fits = s.ew.kind == Kind::pad ||
+                (s.ew.kind == Kind::binary && BinaryOp(s.ew.op) == BinaryOp::add);
+    for (const TraceRef& r : s.in) {
+      fits = fits && r.source >= 0 && !written[std::size_t(r.source)];
+      if (fits && s.ew.kind == Kind::binary) {
+        const std::size_t m = maker[std::size_t(r.source)];
+        fits = m < n && sum_of_pads[m];
+      }
+    }
+    sum_of_pads[i] = fits;
+  }
+  // Each moves to just before the first step of its chain that stays: the last add (read by
+  // something else, or returned), or a pad's reader.
+  std::vector<std::size_t> target(n, n);
+  for (std::size_t i = n; i-- > 0;) {
+    if (!sum_of_pads[i] || reads[std::size_t(trace.steps[i].out[0].source)] != 1) continue;
+    const std::size_t j = reader[std::size_t(trace.steps[i].out[0].source)];
+    if (sum_of_pads[j] && trace.steps[j].ew.kind == Kind::binary) {
+      target[i] = target[j] < n ? target[j] : j;
+    } else if (trace.steps[i].ew.kind == Kind::pad) {
+      target[i] = j;
+    }
+  }
+  std::vector<std::vector<std::size_t>> moved_before(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (target[i] < n) moved_before[target[i]].push_back(i);
+  }
+  std::vector<std::size_t> order;
+  order.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    order.insert(order.end(), moved_before[i].begin(), moved_before[i].end());
+    if (target[i] == n) order.push_back(i);
+  }
+  return order;
+}
 
 std::vector<FusedGroup> fuse(const Trace& trace, const std::vector<bool>& run,
                              const std::vector<std::size_t>& last) {

@@ -207,6 +207,12 @@ void run_fused(const FusedGroup& g, std::vector<Held>& store, const std::vector<
       for (std::size_t k = 0; k < g.ops.size(); ++k) {
         const FusedGroup::Op& op = g.ops[k];
         void* out = const_cast<void*>(value(int32_t(k)).first);
+        if (op.ew.kind == Kind::pad) {
+          const std::size_t x = FusedGroup::input_index(op.arg[0]);
+          gather_padded(in_data[x], g.pads[std::size_t(op.pad)], in_size[x], lo, n,
+                        static_cast<char*>(out));
+          continue;
+        }
         if (op.ew.kind == Kind::reduce) {
           const void* x = value(op.arg[0]).first;  // dense, of the full shape
           if (cut.per_row > 0) {

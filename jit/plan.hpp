@@ -99,6 +99,8 @@ class Plan {
   void merge_repeats(const std::vector<bool>& written);
   /// Makes run steps that read small constants with equal bytes read the same one.
   void merge_constants();
+  /// Reorders the steps: pads next to their readers, for the fuser (tracing::pads_to_readers).
+  void move_pads(const std::vector<bool>& written);
 
   Trace trace_;
   std::vector<Fate> fate_;          ///< per step

@@ -36,15 +36,20 @@ enum class Effect : uint8_t {
   effect,        ///< may write any operand and act on host state (a check, an optimiser step)
 };
 
-/// What a plan's fuser (jit/fuse.hpp) needs of an elementwise primitive, or of a reduction
-/// that may end a fused chain: which one it is.
+/// What a plan's fuser (jit/fuse.hpp) needs of an elementwise primitive, of a reduction that
+/// may end a fused chain, or of a pad a chain may read through: which one it is.
 struct Elementwise {
-  /// The elementwise primitives, and `reduce`: a reduction over the trailing axes of its
-  /// operand (none: any other primitive, a reduction over other axes among them).
-  enum class Kind : uint8_t { none, unary, binary, where, cast, reduce };
+  /// The elementwise primitives; `reduce`: a reduction over the trailing axes of its operand;
+  /// `pad` (none: any other primitive, a reduction over other axes among them).
+  enum class Kind : uint8_t { none, unary, binary, where, cast, reduce, pad };
   Kind kind = Kind::none;  ///< which primitive
   /// Its UnaryOp, BinaryOp or ReduceOp; for a cast, the DType it casts to.
   uint8_t op = 0;
+  /// A pad's padding before each axis (the padding after follows from the shapes); a
+  /// vector, not a Shape: a recurrence traced whole records a million steps.
+  std::vector<int64_t> before{};
+  /// A pad's value.
+  double value = 0;
 };
 
 /// What records a thread's raw calls: jit/recorder.hpp implements it.

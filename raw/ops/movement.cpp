@@ -128,9 +128,13 @@ RawTensor reshape(const RawTensor& x, const Shape& shape) {
 RawTensor pad(const RawTensor& x, const std::vector<std::pair<int64_t, int64_t>>& pads,
               double value) {
   if (!trace::recording()) return pad_now(x, pads, value);  // no copy of the pads
-  return trace::call(
-      "pad", Effect::pure, [pads, value](const RawTensor& x) { return pad_now(x, pads, value); },
-      x);
+  // The fuser reads a pad's result through it (jit/fuse.hpp): what it pads, and with what.
+  trace::Elementwise ew{trace::Elementwise::Kind::pad};
+  for (const auto& p : pads) ew.before.push_back(p.first);
+  ew.value = value;
+  return trace::call_as(
+      std::move(ew), "pad", Effect::pure,
+      [pads, value](const RawTensor& x) { return pad_now(x, pads, value); }, x);
 }
 
 RawTensor concat(const std::vector<RawTensor>& xs, int64_t axis) {
