@@ -6,8 +6,11 @@
 // block of each observation's Jacobian is st::vmap of st::jacrev of the same function.
 // The blocks are then laid out as the CSR matrix of ADBench's SparseMat (cpp/gradbench/
 // evals/ba.hpp), as the manual tool does inside its timed function.
+#include <cstdint>
+#include <limits>
 #include <memory>
 #include <span>
+#include <stdexcept>
 #include <vector>
 
 #include "bench/gradbench/tool.hpp"
@@ -42,6 +45,7 @@ struct Ba {
   int64_t n, m, p;
   st::Tensor cams, points, weights, features;  // [n, 11], [m, 3], [p], [p, 2]
   st::Tensor cam_of, point_of;                 // [p] each: observation i sees point_of[i]
+  std::vector<int32_t> cam_list, point_list;   // the same, for laying out the Jacobian
 };
 
 /// Every observation's parameters side by side: [p, 15].
@@ -68,12 +72,20 @@ std::shared_ptr<Ba> parse(const Json& in) {
   }
   b->cam_of = st::from_vector(cam);
   b->point_of = st::from_vector(pt);
+  b->cam_list.assign(cam.begin(), cam.end());
+  b->point_list.assign(pt.begin(), pt.end());
+  // The Jacobian's column indices are ints, as in ADBench's SparseMat.
+  if (kCam * b->n + 3 * b->m + b->p > std::numeric_limits<int32_t>::max() ||
+      31 * b->p > std::numeric_limits<int32_t>::max()) {
+    throw std::runtime_error("ba: the Jacobian of this input has more than 2^31 columns or values");
+  }
   return b;
 }
 
-/// ADBench's SparseMat: CSR rows, columns and values of the [3 p, 11 n + 3 m + p] Jacobian.
+/// ADBench's SparseMat: CSR rows, columns and values of the [3 p, 11 n + 3 m + p] Jacobian
+/// (int indices, as there: half the pages of int64_t ones for the first call to fault in).
 struct Sparse {
-  std::vector<int64_t> rows, cols;
+  std::vector<int32_t> rows, cols;
   std::vector<double> vals;
 };
 
@@ -81,23 +93,23 @@ struct Sparse {
 /// calls. The values are the blocks [p, 2, 15] in row order (each row's 15 entries: the camera's
 /// 11, the point's 3, the weight's 1, as the columns go) followed by the weights' derivatives.
 void layout(const Ba& b, const st::Tensor& blocks, const st::Tensor& dw, Sparse& out) {
-  const int64_t p = b.p, nnz = 2 * 15 * p + p;
+  const int32_t p = int32_t(b.p), nnz = 2 * 15 * p + p;
   out.rows.resize(std::size_t(3 * p + 1));
   out.cols.resize(std::size_t(nnz));
-  for (int64_t r = 0; r <= 2 * p; ++r) out.rows[std::size_t(r)] = 15 * r;
-  for (int64_t r = 1; r <= p; ++r) out.rows[std::size_t(2 * p + r)] = 30 * p + r;
-  const std::vector<int64_t> cam = b.cam_of.to_vector<int64_t>(),
-                             pt = b.point_of.to_vector<int64_t>();
-  int64_t* col = out.cols.data();
-  const int64_t points_at = kCam * b.n, weights_at = kCam * b.n + 3 * b.m;
-  for (int64_t i = 0; i < p; ++i) {
-    for (int64_t r = 0; r < 2; ++r) {
-      for (int64_t k = 0; k < kCam; ++k) *col++ = kCam * cam[std::size_t(i)] + k;
-      for (int64_t k = 0; k < 3; ++k) *col++ = points_at + 3 * pt[std::size_t(i)] + k;
+  for (int32_t r = 0; r <= 2 * p; ++r) out.rows[std::size_t(r)] = 15 * r;
+  for (int32_t r = 1; r <= p; ++r) out.rows[std::size_t(2 * p + r)] = 30 * p + r;
+  int32_t* col = out.cols.data();
+  const int32_t points_at = int32_t(kCam * b.n), weights_at = int32_t(kCam * b.n + 3 * b.m);
+  for (int32_t i = 0; i < p; ++i) {
+    const int32_t cam = int32_t(kCam) * b.cam_list[std::size_t(i)];
+    const int32_t point = points_at + 3 * b.point_list[std::size_t(i)];
+    for (int32_t r = 0; r < 2; ++r) {
+      for (int32_t k = 0; k < kCam; ++k) *col++ = cam + k;
+      for (int32_t k = 0; k < 3; ++k) *col++ = point + k;
       *col++ = weights_at + i;
     }
   }
-  for (int64_t i = 0; i < p; ++i) *col++ = weights_at + i;
+  for (int32_t i = 0; i < p; ++i) *col++ = weights_at + i;
   // Into the list's own buffer: a concat and a new vector were two more copies of it (and
   // fresh pages) per call.
   out.vals.resize(std::size_t(nnz));
