@@ -53,14 +53,14 @@ struct Held {
 
 /// A chain of elementwise steps of a plan, run as one.
 struct FusedGroup {
-  /// One op of the chain. Its operands are values: k >= 0 the result of op k, and
-  /// input_value(k) < 0 the group's input k (a pad's operand: an input read padded).
   /// Which primitive an op runs: raw::trace::Elementwise's kind and op, without a pad's
   /// parameters (kept in pads): a recurrence traced whole has groups of thousands of ops.
   struct Which {
     raw::trace::Elementwise::Kind kind = raw::trace::Elementwise::Kind::none;  ///< its kind
     uint8_t op = 0;  ///< its UnaryOp, BinaryOp, ReduceOp, or a cast's DType
   };
+  /// One op of the chain. Its operands are values: k >= 0 the result of op k, and
+  /// input_value(k) < 0 the group's input k (a pad's operand: an input read padded).
   struct Op {
     Which ew;                                ///< which primitive (a reduce: its ReduceOp)
     DType dtype = DType::f32;                ///< its operands' dtype (where: a's and b's)
