@@ -73,6 +73,7 @@ void Plan::merge_repeats(const std::vector<bool>& written) {
     if (!mergeable) continue;
     std::vector<int64_t> key{int64_t(s.ew.kind), int64_t(s.ew.op)};
     if (s.ew.kind == raw::trace::Elementwise::Kind::pad) {
+      key.push_back(int64_t(s.ew.before.size()));  // so no two paddings' keys run together
       key.insert(key.end(), s.ew.before.begin(), s.ew.before.end());
       key.push_back(std::bit_cast<int64_t>(s.ew.value));
     }
