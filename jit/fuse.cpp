@@ -105,8 +105,8 @@ class Builder {
   bool try_add(std::size_t i, bool rows) {
     const TraceStep& s = t_.steps[i];
     const Shape& shape = g_.steps.empty() || rows ? s.out[0].layout.shape : g_.shape;
-    FusedGroup::Op op{{s.ew.kind, s.ew.op}, s.in[s.ew.kind == Kind::where ? 1 : 0].dtype,
-                      s.out[0].dtype};
+    FusedGroup::Op op{
+        {s.ew.kind, s.ew.op}, s.in[s.ew.kind == Kind::where ? 1 : 0].dtype, s.out[0].dtype};
     op.rows = rows;
     std::vector<std::pair<TraceRef, FusedGroup::Read>> fresh;  // the inputs this step adds
     for (std::size_t k = 0; k < s.in.size(); ++k) {
@@ -282,8 +282,8 @@ std::vector<std::size_t> pads_to_readers(const Trace& trace, const std::vector<b
         s.out[0].source < 0) {
       continue;
     }
-    bool fits = s.ew.kind == Kind::pad ||
-                (s.ew.kind == Kind::binary && BinaryOp(s.ew.op) == BinaryOp::add);
+    bool fits =
+        s.ew.kind == Kind::pad || (s.ew.kind == Kind::binary && BinaryOp(s.ew.op) == BinaryOp::add);
     for (const TraceRef& r : s.in) {
       fits = fits && r.source >= 0 && !written[std::size_t(r.source)];
       if (fits && s.ew.kind == Kind::binary) {
