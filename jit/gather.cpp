@@ -146,12 +146,12 @@ void gather_padded_typed(const U* base, const PadRead& p, int64_t lo, int64_t n,
   const int64_t step = x.strides[std::size_t(nd - 1)];
   if (p.row_step != PadRead::kNoRowStep) {
     // Only the last axis is padded, x's rows a row_step apart: each row's part of x copied.
-    int64_t c = lo % width;
-    const U* row = base + x.offset + lo / width * p.row_step;
+    // Offsets, not a pointer stepped row by row: past the last row it would leave the buffer.
+    int64_t c = lo % width, row = x.offset + lo / width * p.row_step;
     for (int64_t j = 0; j < n; c = 0, row += p.row_step) {
       const int64_t m = std::min(n - j, width - c);
       const int64_t a = std::clamp(first, c, c + m), b = std::clamp(first + count, c, c + m);
-      for (int64_t k = a; k < b; ++k) dst[j - c + k] = row[(k - first) * step];
+      for (int64_t k = a; k < b; ++k) dst[j - c + k] = base[row + (k - first) * step];
       j += m;
     }
     return;
