@@ -18,6 +18,16 @@ struct Window {
   Shape dilation{};  ///< the step between the elements of one window
 };
 
+/// The geometry of a convolution over k spatial axes (each Shape has k entries), as
+/// torch.nn.functional.conv{1,2,3}d's arguments: x [N, C, S...], w [C_out, C / groups, K...].
+/// The convolution primitives carry it (ad/rules/conv.hpp, raw/conv.hpp).
+struct ConvGeometry {
+  int64_t groups = 1;  ///< channel groups
+  Shape stride;        ///< step between output positions
+  Shape padding;       ///< zeros before (and after) each spatial axis
+  Shape dilation;      ///< spacing of the kernel's taps
+};
+
 /// The number of windows along each windowed axis of a tensor of shape `shape` (its trailing
 /// w.kernel.size() axes, S): (S - dilation (kernel - 1) - 1) / stride + 1. Throws ShapeError
 /// naming op when w's entries do not have one per axis or the tensor has fewer axes, or when

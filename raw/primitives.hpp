@@ -21,6 +21,9 @@
 ///
 /// Beyond the set, for the optimisers only (plain tensors, in place): fill_,
 /// copy_, binary_, axpby_ and adam_step_ (raw/ops.hpp).
+/// And the convolutions' accelerated kernels (raw/conv.hpp: conv_forward, conv_input_grad,
+/// conv_weight_grad; oneDNN's, f32 on the CPU only): where has_conv_kernels is false,
+/// diff/conv.hpp computes the same from the set.
 ///
 /// The elementwise and reduction ops are three tables below, one row per op:
 ///   X(name, Functor, dtype class, NumPy equivalent[, vector kernel])
