@@ -45,6 +45,9 @@ struct RulePrims {
   static L cast(const L& x, DType dtype);
   static L concat(const std::vector<L>& xs, int64_t axis);
   static L matmul(const L& a, const L& b);
+  static L conv(const L& x, const L& w, const ConvGeometry& g);
+  static L conv_input_grad(const L& gy, const L& w, const Shape& x_shape, const ConvGeometry& g);
+  static L conv_weight_grad(const L& x, const L& gy, const Shape& w_shape, const ConvGeometry& g);
   static L index_select(const L& x, int64_t axis, const Tensor& idx);
   static L index_add(const L& x, int64_t axis, const Tensor& idx, const L& src);
   static L cholesky(const L& a);
@@ -161,6 +164,23 @@ L RulePrims<Self, L>::concat(const std::vector<L>& xs, int64_t axis) {
 template <class Self, class L>
 L RulePrims<Self, L>::matmul(const L& a, const L& b) {
   return Self::apply(rules::Matmul{}, a, b);
+}
+
+template <class Self, class L>
+L RulePrims<Self, L>::conv(const L& x, const L& w, const ConvGeometry& g) {
+  return Self::apply(rules::Conv{g}, x, w);
+}
+
+template <class Self, class L>
+L RulePrims<Self, L>::conv_input_grad(const L& gy, const L& w, const Shape& x_shape,
+                                      const ConvGeometry& g) {
+  return Self::apply(rules::ConvInputGrad{g, x_shape}, gy, w);
+}
+
+template <class Self, class L>
+L RulePrims<Self, L>::conv_weight_grad(const L& x, const L& gy, const Shape& w_shape,
+                                       const ConvGeometry& g) {
+  return Self::apply(rules::ConvWeightGrad{g, w_shape}, x, gy);
 }
 
 template <class Self, class L>

@@ -31,6 +31,7 @@
 /// (batched under st::vmap) instead of a plain tensor. Rules are written in Diffable ops on T, so
 /// they are differentiable too: that is what makes Forward<Reverse<T>>, Reverse<Reverse<T>>, ...
 /// work, to any order.
+#include "ad/rules/conv.hpp"
 #include "ad/rules/elementwise.hpp"
 #include "ad/rules/factor.hpp"
 #include "ad/rules/index.hpp"

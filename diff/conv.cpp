@@ -196,4 +196,25 @@ ConvPlan conv_transpose_plan(const Shape& x, const Shape& w, const ConvOptions& 
   return p;
 }
 
+ConvGeometry conv_geometry(const ConvOptions& o, int64_t k) {
+  return {o.groups, per_axis(o.stride, k, 1, "stride", "conv"),
+          per_axis(o.padding, k, 0, "padding", "conv"),
+          per_axis(o.dilation, k, 1, "dilation", "conv")};
+}
+
+ConvOptions conv_options(const ConvGeometry& g) {
+  return {.stride = g.stride, .padding = g.padding, .dilation = g.dilation, .groups = g.groups};
+}
+
+Shape input_grad_output_padding(const Shape& x_shape, const Shape& gy_shape, const Shape& w_shape,
+                                const ConvGeometry& g) {
+  Shape extra;
+  for (int64_t i = 0; i < g.stride.ndim(); ++i) {
+    const int64_t reach = (gy_shape[2 + i] - 1) * g.stride[i] - 2 * g.padding[i] +
+                          g.dilation[i] * (w_shape[2 + i] - 1) + 1;
+    extra.push_back(x_shape[2 + i] - reach);
+  }
+  return extra;
+}
+
 }  // namespace strata::detail

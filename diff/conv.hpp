@@ -14,6 +14,8 @@
 
 #include "diff/matrix.hpp"
 #include "diff/movement.hpp"
+#include "diff/reductions.hpp"
+#include "raw/conv.hpp"
 
 namespace strata {
 
@@ -59,10 +61,19 @@ bool conv_unbatched(const Shape& x, const Shape& w, std::string_view op);
 /// ShapeError unless the bias has shape [c] (the output channels).
 void check_conv_bias(const Shape& b, int64_t c, std::string_view op);
 
-/// conv of a batched x [N, C, *S] (conv_plan's shapes).
+/// The geometry of options o (checked) over k spatial axes, every entry per axis.
+ConvGeometry conv_geometry(const ConvOptions& o, int64_t k);
+/// The options of a geometry (no output_padding).
+ConvOptions conv_options(const ConvGeometry& g);
+/// The output_padding that makes conv_transpose(gy, w, g) of shape x_shape: the input gradient
+/// of a convolution of x (the positions of x that no window reaches, past the last stride).
+Shape input_grad_output_padding(const Shape& x_shape, const Shape& gy_shape, const Shape& w_shape,
+                                const ConvGeometry& g);
+
+/// conv of a batched x [N, C, *S] as a composite (conv_plan's shapes): what every level runs
+/// where the conv primitive has no kernel.
 template <Diffable R>
-R conv_batched(const R& x, const R& w, const ConvOptions& o) {
-  const ConvPlan p = conv_plan(x.shape(), w.shape(), o);
+R conv_composite(const R& x, const R& w, const ConvPlan& p) {
   const R xp = p.padded ? Prims<R>::pad(x, p.pads) : x;
   const R win = Prims<R>::windows(xp, p.window);  // [N, C, O..., K...], a view
   // The im2col copy: [N, G, C/G, K..., O...] as [N, G, C/G K, L], then one product per group
@@ -71,10 +82,10 @@ R conv_batched(const R& x, const R& w, const ConvOptions& o) {
   return reshape(matmul(reshape(w, p.wmat), cols), p.out);
 }
 
-/// conv_transpose of a batched x [N, C_in, *S] (conv_transpose_plan's shapes).
+/// conv_transpose of a batched x [N, C_in, *S] as a composite (conv_transpose_plan's shapes):
+/// a matmul and fold (col2im).
 template <Diffable R>
-R conv_transpose_batched(const R& x, const R& w, const ConvOptions& o) {
-  const ConvPlan p = conv_transpose_plan(x.shape(), w.shape(), o);
+R conv_transpose_composite(const R& x, const R& w, const ConvPlan& p) {
   // [G, C_out/G K, C_in/G] x [N, G, C_in/G, L] -> [N, G, C_out/G K, L]: each input position's
   // window of contributions, which fold adds up where the windows overlap.
   const R cols = matmul(transpose(reshape(w, p.wmat), -1, -2), reshape(x, p.xmat));
@@ -88,6 +99,75 @@ R conv_transpose_batched(const R& x, const R& w, const ConvOptions& o) {
     }
   }
   return y;
+}
+
+/// The gradient of w [C_out, C / G, K...] in conv(x, w) for the output's cotangent gy, as a
+/// composite: the im2col matrix of x times gy, summed over the batch.
+template <Diffable R>
+R conv_weight_grad_composite(const R& x, const R& gy, const Shape& w_shape, const ConvGeometry& g) {
+  const ConvPlan p = conv_plan(x.shape(), w_shape, conv_options(g));
+  const R xp = p.padded ? Prims<R>::pad(x, p.pads) : x;
+  const R win = Prims<R>::windows(xp, p.window);
+  const R cols = reshape(permute(reshape(win, p.grouped), p.cols_order), p.cols);
+  const Shape& c = p.cols;  // [N, G, C/G K, L]
+  const R g4 = reshape(gy, Shape{c[0], c[1], p.wmat[1], c[3]});
+  return reshape(sum(matmul(g4, transpose(cols, -1, -2)), Shape{0}), w_shape);
+}
+
+/// The three convolutions on R: the level's primitive where it has one (Prims<Tensor> runs
+/// raw/conv.hpp's kernels where they exist; the rule levels apply rules::Conv...), the
+/// composite elsewhere (the sparsity tracer).
+template <Diffable R>
+R conv_prim(const R& x, const R& w, const ConvGeometry& g) {
+  if constexpr (requires { Prims<R>::conv(x, w, g); }) {
+    return Prims<R>::conv(x, w, g);
+  } else {
+    return conv_composite(x, w, conv_plan(x.shape(), w.shape(), conv_options(g)));
+  }
+}
+/// The gradient of x (of shape x_shape) in conv(x, w) for the output's cotangent gy: the
+/// transposed convolution of gy.
+template <Diffable R>
+R conv_input_grad_prim(const R& gy, const R& w, const Shape& x_shape, const ConvGeometry& g) {
+  if constexpr (requires { Prims<R>::conv_input_grad(gy, w, x_shape, g); }) {
+    return Prims<R>::conv_input_grad(gy, w, x_shape, g);
+  } else {
+    ConvOptions o = conv_options(g);
+    o.output_padding = input_grad_output_padding(x_shape, gy.shape(), w.shape(), g);
+    return conv_transpose_composite(gy, w, conv_transpose_plan(gy.shape(), w.shape(), o));
+  }
+}
+/// The gradient of w (of shape w_shape) in conv(x, w) for the output's cotangent gy.
+template <Diffable R>
+R conv_weight_grad_prim(const R& x, const R& gy, const Shape& w_shape, const ConvGeometry& g) {
+  if constexpr (requires { Prims<R>::conv_weight_grad(x, gy, w_shape, g); }) {
+    return Prims<R>::conv_weight_grad(x, gy, w_shape, g);
+  } else {
+    return conv_weight_grad_composite(x, gy, w_shape, g);
+  }
+}
+
+/// conv of a batched x [N, C, *S].
+template <Diffable R>
+R conv_batched(const R& x, const R& w, const ConvOptions& o) {
+  (void)conv_plan(x.shape(), w.shape(), o);  // the checks
+  return conv_prim(x, w, conv_geometry(o, x.ndim() - 2));
+}
+
+/// conv_transpose of a batched x [N, C_in, *S]: the input gradient of the convolution it
+/// transposes, whose input has conv_transpose's output shape (the composite where an
+/// output_padding reaches the stride, which PyTorch allows below the dilation: that
+/// convolution would have a longer output).
+template <Diffable R>
+R conv_transpose_batched(const R& x, const R& w, const ConvOptions& o) {
+  const ConvPlan p = conv_transpose_plan(x.shape(), w.shape(), o);
+  const ConvGeometry g = conv_geometry(o, x.ndim() - 2);
+  const Shape extra =
+      per_axis(o.output_padding, x.ndim() - 2, 0, "output_padding", "conv_transpose");
+  for (int64_t i = 0; i < extra.ndim(); ++i) {
+    if (extra[i] >= g.stride[i]) return conv_transpose_composite(x, w, p);
+  }
+  return conv_input_grad_prim(x, w, p.out, g);
 }
 
 /// x and w at their common level and dtype.

@@ -25,6 +25,10 @@
 ///   constant(tensor)                a plain Tensor as a constant of T
 ///   plain(x)                        the plain Tensor value underneath every level
 ///
+/// A level may also have the convolution primitives conv(x, w, g), conv_input_grad(gy, w,
+/// x_shape, g) and conv_weight_grad(x, gy, w_shape, g) (Tensor and the rule levels do);
+/// where it has none, diff/conv.hpp runs their composites on it.
+///
 /// plus the members shape(), dtype(), device().
 #include <array>
 #include <concepts>

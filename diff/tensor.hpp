@@ -11,6 +11,7 @@
 
 #include "diff/diffable.hpp"
 #include "diff/mixin.hpp"
+#include "raw/conv.hpp"
 #include "raw/ops.hpp"
 #include "raw/raw_tensor.hpp"
 
@@ -103,6 +104,11 @@ struct Prims<Tensor> {
   static Tensor fold(const Tensor& y, const Window& w, const Shape& spatial);
   static Tensor cast(const Tensor& x, DType dtype);
   static Tensor matmul(const Tensor& a, const Tensor& b);
+  static Tensor conv(const Tensor& x, const Tensor& w, const ConvGeometry& g);
+  static Tensor conv_input_grad(const Tensor& gy, const Tensor& w, const Shape& x_shape,
+                                const ConvGeometry& g);
+  static Tensor conv_weight_grad(const Tensor& x, const Tensor& gy, const Shape& w_shape,
+                                 const ConvGeometry& g);
   static Tensor index_select(const Tensor& x, int64_t axis, const Tensor& idx);
   static Tensor index_add(const Tensor& x, int64_t axis, const Tensor& idx, const Tensor& src);
   static Tensor cholesky(const Tensor& a);

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "diff/conv.hpp"
 #include "diff/debug_nans.hpp"
 #include "diff/tensor.hpp"
 #include "raw/linalg.hpp"
@@ -195,6 +196,51 @@ Tensor Prims<Tensor>::matmul(const Tensor& a, const Tensor& b) {
   };
   if (maybe_debug_nans()) [[unlikely]] {
     return compute_checked("matmul", compute, a, b);
+  }
+  return compute();
+}
+// The convolutions: raw/conv.hpp's kernels where they exist, else diff/conv.hpp's composites.
+Tensor Prims<Tensor>::conv(const Tensor& x, const Tensor& w, const ConvGeometry& g) {
+  const auto compute = [&] {
+    if (!raw::has_conv_kernels(defined_raw(x, "conv"), defined_raw(w, "conv"))) {
+      return detail::conv_composite(
+          x, w, detail::conv_plan(x.shape(), w.shape(), detail::conv_options(g)));
+    }
+    return Tensor(raw::conv_forward(x.raw(), w.raw(), g));
+  };
+  if (maybe_debug_nans()) [[unlikely]] {
+    return compute_checked("conv", compute, x, w);
+  }
+  return compute();
+}
+Tensor Prims<Tensor>::conv_input_grad(const Tensor& gy, const Tensor& w, const Shape& x_shape,
+                                      const ConvGeometry& g) {
+  const auto compute = [&] {
+    if (!raw::has_conv_kernels(defined_raw(gy, "conv_input_grad"),
+                               defined_raw(w, "conv_input_grad"))) {
+      ConvOptions o = detail::conv_options(g);
+      o.output_padding = detail::input_grad_output_padding(x_shape, gy.shape(), w.shape(), g);
+      return detail::conv_transpose_composite(
+          gy, w, detail::conv_transpose_plan(gy.shape(), w.shape(), o));
+    }
+    return Tensor(raw::conv_input_grad(gy.raw(), w.raw(), x_shape, g));
+  };
+  if (maybe_debug_nans()) [[unlikely]] {
+    return compute_checked("conv_input_grad", compute, gy, w);
+  }
+  return compute();
+}
+Tensor Prims<Tensor>::conv_weight_grad(const Tensor& x, const Tensor& gy, const Shape& w_shape,
+                                       const ConvGeometry& g) {
+  const auto compute = [&] {
+    if (!raw::has_conv_kernels(defined_raw(x, "conv_weight_grad"),
+                               defined_raw(gy, "conv_weight_grad"))) {
+      return detail::conv_weight_grad_composite(x, gy, w_shape, g);
+    }
+    return Tensor(raw::conv_weight_grad(x.raw(), gy.raw(), w_shape, g));
+  };
+  if (maybe_debug_nans()) [[unlikely]] {
+    return compute_checked("conv_weight_grad", compute, x, gy);
   }
   return compute();
 }
