@@ -80,11 +80,11 @@ const dnnl::engine& cpu_engine() {
   return engine;
 }
 
-/// `user` as the layout `want`: itself, or a reordered copy.
-memory reordered_in(const memory& user, const memory::desc& want, dnnl::stream& s) {
+/// `user` as the layout `want`: itself, or a reordered copy (memory objects are handles).
+memory reordered_in(memory user, const memory::desc& want, dnnl::stream& s) {
   if (user.get_desc() == want) return user;
   memory m(want, cpu_engine());
-  dnnl::reorder(user, m).execute(s, const_cast<memory&>(user), m);
+  dnnl::reorder(user, m).execute(s, user, m);
   return m;
 }
 
