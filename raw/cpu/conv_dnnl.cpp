@@ -15,6 +15,7 @@
 #include "raw/cpu/conv_dnnl.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <unordered_map>
 #include <utility>
@@ -35,9 +36,13 @@ namespace {
 
 using dnnl::memory;
 
-// A piece has at least this many multiply-adds (when the batch allows), and a call at most
-// kMaxPieces pieces: enough for a pool's threads to share, few enough that each oneDNN call
-// (a few microseconds of setup and the reorders) stays small against its arithmetic.
+// How the batch is cut: a piece takes as many examples as keep its input and output within
+// kPieceBytes (a core's L2 on current x86 server CPUs, so that the blocked copies oneDNN
+// reorders them into stay in cache: larger pieces ran slower on a ResNet stem, single
+// examples slower on LeNet's small layers), but at least kPieceMacs multiply-adds (each
+// oneDNN call costs a few microseconds of setup), and a call has at most kMaxPieces pieces
+// (docs/perf-history/2026-12-07-conv-kernels.md).
+constexpr double kPieceBytes = double(1 << 20);
 constexpr double kPieceMacs = double(1 << 22);
 constexpr int64_t kMaxPieces = 64;
 
@@ -165,9 +170,10 @@ void dnnl_conv(ConvPass pass, const RawTensor& out, const RawTensor& a, const Ra
                                                   : b.shape();
   const int64_t n = x[0];
   const double macs = double(product(y, 1)) * double(product(w, 1));  // per example
-  const int64_t want =
-      int64_t(std::min(double(std::min(n, kMaxPieces)), double(n) * macs / kPieceMacs));
-  const int64_t chunk = (n + std::max<int64_t>(want, 1) - 1) / std::max<int64_t>(want, 1);
+  const double bytes = 4.0 * double(product(x, 1) + product(y, 1));   // per example
+  int64_t chunk = std::max<int64_t>(
+      {1, int64_t(kPieceBytes / bytes), int64_t(std::ceil(kPieceMacs / std::max(macs, 1.0)))});
+  chunk = std::max(std::min(chunk, n), (n + kMaxPieces - 1) / kMaxPieces);
   const int64_t pieces = (n + chunk - 1) / chunk;
   float* const pa = a.data<float>();
   float* const pb = b.data<float>();
