@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-/// Convolutions as composites of the window primitives (DESIGN §9; docs/ARCHITECTURE.md):
-/// st::conv is pad, the windows view, the im2col copy (a permute and reshape) and one batched
-/// matmul per group; st::conv_transpose, its transpose with respect to the input, is a matmul
-/// and then fold (col2im). Both follow torch.nn.functional.conv{1,2,3}d and
-/// conv_transpose{1,2,3}d (layout [N, C, *spatial], weights [C_out, C_in / groups, *kernel] and
-/// [C_in, C_out / groups, *kernel]) for any number of spatial axes, and, being composites of
-/// primitives with rules, differentiate to any order and map under st::vmap.
+/// Convolutions (DESIGN §9; docs/ARCHITECTURE.md): st::conv is the conv primitive and
+/// st::conv_transpose the primitive of conv's input gradient (ad/rules/conv.hpp: three bilinear
+/// primitives, each the others' transposes), which Prims<Tensor> runs on oneDNN's kernels for
+/// f32 on the CPU (raw/conv.hpp); everywhere else they are the composites below: pad, the
+/// windows view, the im2col copy (a permute and reshape) and one batched matmul per group for
+/// conv, a matmul and then fold (col2im) for its input gradient. Both follow
+/// torch.nn.functional.conv{1,2,3}d and conv_transpose{1,2,3}d (layout [N, C, *spatial],
+/// weights [C_out, C_in / groups, *kernel] and [C_in, C_out / groups, *kernel]) for any number
+/// of spatial axes, differentiate to any order and map under st::vmap.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -70,16 +72,21 @@ ConvOptions conv_options(const ConvGeometry& g);
 Shape input_grad_output_padding(const Shape& x_shape, const Shape& gy_shape, const Shape& w_shape,
                                 const ConvGeometry& g);
 
-/// conv of a batched x [N, C, *S] as a composite (conv_plan's shapes): what every level runs
-/// where the conv primitive has no kernel.
+/// The im2col matrix of a batched x [N, C, *S] (conv_plan's shapes): the windows of x padded,
+/// [N, G, C/G, K..., O...] copied as [N, G, C/G K, L].
 template <Diffable R>
-R conv_composite(const R& x, const R& w, const ConvPlan& p) {
+R im2col(const R& x, const ConvPlan& p) {
   const R xp = p.padded ? Prims<R>::pad(x, p.pads) : x;
   const R win = Prims<R>::windows(xp, p.window);  // [N, C, O..., K...], a view
-  // The im2col copy: [N, G, C/G, K..., O...] as [N, G, C/G K, L], then one product per group
-  // and example: [G, C_out/G, C/G K] x [N, G, C/G K, L] -> [N, G, C_out/G, L], contiguous.
-  const R cols = reshape(permute(reshape(win, p.grouped), p.cols_order), p.cols);
-  return reshape(matmul(reshape(w, p.wmat), cols), p.out);
+  return reshape(permute(reshape(win, p.grouped), p.cols_order), p.cols);
+}
+
+/// conv of a batched x [N, C, *S] as a composite (conv_plan's shapes): what every level runs
+/// where the conv primitive has no kernel. One product per group and example:
+/// [G, C_out/G, C/G K] x [N, G, C/G K, L] -> [N, G, C_out/G, L], contiguous.
+template <Diffable R>
+R conv_composite(const R& x, const R& w, const ConvPlan& p) {
+  return reshape(matmul(reshape(w, p.wmat), im2col(x, p)), p.out);
 }
 
 /// conv_transpose of a batched x [N, C_in, *S] as a composite (conv_transpose_plan's shapes):
@@ -106,12 +113,18 @@ R conv_transpose_composite(const R& x, const R& w, const ConvPlan& p) {
 template <Diffable R>
 R conv_weight_grad_composite(const R& x, const R& gy, const Shape& w_shape, const ConvGeometry& g) {
   const ConvPlan p = conv_plan(x.shape(), w_shape, conv_options(g));
-  const R xp = p.padded ? Prims<R>::pad(x, p.pads) : x;
-  const R win = Prims<R>::windows(xp, p.window);
-  const R cols = reshape(permute(reshape(win, p.grouped), p.cols_order), p.cols);
   const Shape& c = p.cols;  // [N, G, C/G K, L]
   const R g4 = reshape(gy, Shape{c[0], c[1], p.wmat[1], c[3]});
-  return reshape(sum(matmul(g4, transpose(cols, -1, -2)), Shape{0}), w_shape);
+  return reshape(sum(matmul(g4, transpose(im2col(x, p), -1, -2)), Shape{0}), w_shape);
+}
+
+/// The gradient of x [N, C, S...] (x_shape) in conv(x, w) for the output's cotangent gy, as a
+/// composite: conv_transpose of gy, its output_padding reaching x's last positions.
+template <Diffable R>
+R conv_input_grad_composite(const R& gy, const R& w, const Shape& x_shape, const ConvGeometry& g) {
+  ConvOptions o = conv_options(g);
+  o.output_padding = input_grad_output_padding(x_shape, gy.shape(), w.shape(), g);
+  return conv_transpose_composite(gy, w, conv_transpose_plan(gy.shape(), w.shape(), o));
 }
 
 /// The three convolutions on R: the level's primitive where it has one (Prims<Tensor> runs
@@ -132,9 +145,7 @@ R conv_input_grad_prim(const R& gy, const R& w, const Shape& x_shape, const Conv
   if constexpr (requires { Prims<R>::conv_input_grad(gy, w, x_shape, g); }) {
     return Prims<R>::conv_input_grad(gy, w, x_shape, g);
   } else {
-    ConvOptions o = conv_options(g);
-    o.output_padding = input_grad_output_padding(x_shape, gy.shape(), w.shape(), g);
-    return conv_transpose_composite(gy, w, conv_transpose_plan(gy.shape(), w.shape(), o));
+    return conv_input_grad_composite(gy, w, x_shape, g);
   }
 }
 /// The gradient of w (of shape w_shape) in conv(x, w) for the output's cotangent gy.

@@ -218,10 +218,7 @@ Tensor Prims<Tensor>::conv_input_grad(const Tensor& gy, const Tensor& w, const S
   const auto compute = [&] {
     if (!raw::has_conv_kernels(defined_raw(gy, "conv_input_grad"),
                                defined_raw(w, "conv_input_grad"))) {
-      ConvOptions o = detail::conv_options(g);
-      o.output_padding = detail::input_grad_output_padding(x_shape, gy.shape(), w.shape(), g);
-      return detail::conv_transpose_composite(
-          gy, w, detail::conv_transpose_plan(gy.shape(), w.shape(), o));
+      return detail::conv_input_grad_composite(gy, w, x_shape, g);
     }
     return Tensor(raw::conv_input_grad(gy.raw(), w.raw(), x_shape, g));
   };

@@ -125,10 +125,7 @@ struct ConvInputGrad {
           detail::conv_input_grad_prim(conv_batching::merged(gy), w.value(), merged_x, geometry),
           gy.batch_size());
     }
-    ConvOptions o = detail::conv_options(geometry);
-    o.output_padding = detail::input_grad_output_padding(x_shape, gy.shape(), w.shape(), geometry);
-    return detail::conv_transpose_composite(gy, w,
-                                            detail::conv_transpose_plan(gy.shape(), w.shape(), o));
+    return detail::conv_input_grad_composite(gy, w, x_shape, geometry);
   }
 };
 
