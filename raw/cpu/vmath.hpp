@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 /// Vectorised math over contiguous arrays: the transcendental functions
-/// (SLEEF's 1-ULP variants; the f32 exp its algorithm written inline),
+/// (SLEEF's 1-ULP variants; the f32 exp its algorithm written inline, the f32 tanh in f64 lanes),
 /// sqrt, negation and absolute value, compiled once per x86 instruction set in vmath_<isa>.cpp and
 /// chosen at run time for the CPU the program runs on, so one build is fast on an AVX-512 server
 /// and still runs on any x86-64 CPU. Plus the sum and extreme kernels the reductions use.

@@ -20,6 +20,12 @@ inline __m256d loadd(const double* p) { return _mm256_loadu_pd(p); }
 inline void stored(double* p, __m256d v) { _mm256_storeu_pd(p, v); }
 inline __m256 sqrtf_v(__m256 v) { return _mm256_sqrt_ps(v); }
 inline __m256 fmaf_v(__m256 a, __m256 b, __m256 c) { return _mm256_fmadd_ps(a, b, c); }
+inline __m256d fmad_v(__m256d a, __m256d b, __m256d c) { return _mm256_fmadd_pd(a, b, c); }
+inline __m256d widen_lo(__m256 v) { return _mm256_cvtps_pd(_mm256_castps256_ps128(v)); }
+inline __m256d widen_hi(__m256 v) { return _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)); }
+inline __m256 narrow_join(__m256d lo, __m256d hi) {
+  return _mm256_set_m128(_mm256_cvtpd_ps(hi), _mm256_cvtpd_ps(lo));
+}
 inline __m256 maxf_v(__m256 a, __m256 b) { return _mm256_max_ps(a, b); }
 inline __m256 minf_v(__m256 a, __m256 b) { return _mm256_min_ps(a, b); }
 inline __m256d sqrtd_v(__m256d v) { return _mm256_sqrt_pd(v); }

@@ -21,6 +21,15 @@ inline __m512d loadd(const double* p) { return _mm512_loadu_pd(p); }
 inline void stored(double* p, __m512d v) { _mm512_storeu_pd(p, v); }
 inline __m512 sqrtf_v(__m512 v) { return _mm512_sqrt_ps(v); }
 inline __m512 fmaf_v(__m512 a, __m512 b, __m512 c) { return _mm512_fmadd_ps(a, b, c); }
+inline __m512d fmad_v(__m512d a, __m512d b, __m512d c) { return _mm512_fmadd_pd(a, b, c); }
+inline __m512d widen_lo(__m512 v) { return _mm512_cvtps_pd(_mm512_castps512_ps256(v)); }
+inline __m512d widen_hi(__m512 v) {
+  return _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
+}
+inline __m512 narrow_join(__m512d lo, __m512d hi) {
+  const __m512d l = _mm512_castpd256_pd512(_mm256_castps_pd(_mm512_cvtpd_ps(lo)));
+  return _mm512_castpd_ps(_mm512_insertf64x4(l, _mm256_castps_pd(_mm512_cvtpd_ps(hi)), 1));
+}
 inline __m512 maxf_v(__m512 a, __m512 b) { return _mm512_max_ps(a, b); }
 inline __m512 minf_v(__m512 a, __m512 b) { return _mm512_min_ps(a, b); }
 inline __m512d sqrtd_v(__m512d v) { return _mm512_sqrt_pd(v); }

@@ -21,6 +21,12 @@ inline void stored(double* p, __m128d v) { _mm_storeu_pd(p, v); }
 inline __m128 sqrtf_v(__m128 v) { return _mm_sqrt_ps(v); }
 // SSE2 has no fused multiply-add: a product, rounded, then a sum.
 inline __m128 fmaf_v(__m128 a, __m128 b, __m128 c) { return _mm_add_ps(_mm_mul_ps(a, b), c); }
+inline __m128d fmad_v(__m128d a, __m128d b, __m128d c) { return _mm_add_pd(_mm_mul_pd(a, b), c); }
+inline __m128d widen_lo(__m128 v) { return _mm_cvtps_pd(v); }
+inline __m128d widen_hi(__m128 v) { return _mm_cvtps_pd(_mm_movehl_ps(v, v)); }
+inline __m128 narrow_join(__m128d lo, __m128d hi) {
+  return _mm_movelh_ps(_mm_cvtpd_ps(lo), _mm_cvtpd_ps(hi));
+}
 inline __m128 maxf_v(__m128 a, __m128 b) { return _mm_max_ps(a, b); }
 inline __m128 minf_v(__m128 a, __m128 b) { return _mm_min_ps(a, b); }
 inline __m128d sqrtd_v(__m128d v) { return _mm_sqrt_pd(v); }

@@ -174,12 +174,14 @@ TEST_CASE("vectorised math matches std:: within its ULP bound on every ISA", "[r
 #endif
 }
 
-TEST_CASE("the f32 exp is within 1 ULP across the whole f32 range on every ISA", "[raw]") {
-  // Every 4099th bit pattern (a prime stride: about a million inputs of both
-  // signs, every exponent, denormals and NaNs; the infinities and the other
-  // special values are in the test above), against the correctly rounded
-  // double-precision result. (Checked once over all 2^32 inputs when
-  // written: 0.99 ULP with FMA, 0.95 without.)
+// The f32 kernels written inline (vmath_impl.hpp), against the correctly rounded double-precision
+// result, on every 4099th bit pattern (a prime stride: about a million inputs of both signs, every
+// exponent, denormals and NaNs; the infinities and the other special values are in the test
+// above). Checked once over all 2^32 inputs when written: exp 0.99 ULP with FMA and 0.95 without;
+// tanh (in f64 lanes) 0.509 ULP with FMA and without, so never more than one value from the
+// correctly rounded result, and that for 37186 inputs of 2^32 (about 9 of the million here).
+TEST_CASE("the inline f32 exp and tanh are within 1 ULP across the whole f32 range on every ISA",
+          "[raw]") {
   std::vector<float> x;
   for (uint64_t b = 0; b < (uint64_t{1} << 32); b += 4099) {
     const auto bits = uint32_t(b);
@@ -193,15 +195,25 @@ TEST_CASE("the f32 exp is within 1 ULP across the whole f32 range on every ISA",
     const vm::Kernels* k = vm::kernels_for(isa);
     if (!k) continue;
     ++tested;
-    k->f32[vm::kExp](x.data(), y.data(), int64_t(x.size()));
-    double worst = 0;
-    std::size_t at = 0;
-    for (std::size_t i = 0; i < x.size(); ++i) {
-      const double d = ulps(y[i], float(std::exp(double(x[i]))));
-      if (d > worst) worst = d, at = i;
+    for (int fn : {int(vm::kExp), int(vm::kTanh)}) {
+      k->f32[fn](x.data(), y.data(), int64_t(x.size()));
+      double worst = 0;
+      std::size_t at = 0, misses = 0;
+      bool signs = true;  // tanh is odd: the sign bit of x, NaNs included
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        const double d = ulps(y[i], float(ref(fn, double(x[i]))));
+        if (d > worst) worst = d, at = i;
+        misses += d > 0;
+        signs = signs && (fn != vm::kTanh || std::signbit(y[i]) == std::signbit(x[i]));
+      }
+      INFO(kNames[fn] << " on " << vm::isa_name(isa) << ": worst " << worst
+                      << " ULP at x = " << x[at] << ", " << misses << " not correctly rounded");
+      CHECK(worst <= 1.0);
+      if (fn == vm::kTanh) {
+        CHECK(signs);
+        CHECK(misses <= x.size() / 10000);
+      }
     }
-    INFO("exp on " << vm::isa_name(isa) << ": worst " << worst << " ULP at x = " << x[at]);
-    CHECK(worst <= 1.0);
   }
   CHECK(tested >= 1);
 }
