@@ -34,11 +34,17 @@ void check_group_norm(const Shape& x, int64_t groups, double eps);
 int64_t check_batch_norm(const Shape& x, const Shape& mean, const Shape& var, bool training,
                          double momentum, double eps);
 
+/// 1 / sqrt(v + eps): the reciprocal is taken of the reduced statistics, so the full-size
+/// tensor is multiplied, not divided (as PyTorch's rstd; a division costs several products).
+template <Diffable T>
+T reciprocal_std(const T& v, double eps) {
+  return 1.0 / sqrt(v + eps);
+}
 /// (x - mean) / sqrt(var + eps) over `axes`, two-pass, with the biased variance.
 template <Diffable T>
 T standardize(const T& x, const Shape& axes, double eps) {
   const T d = x - mean(x, axes, true);
-  return d / sqrt(mean(d * d, axes, true) + eps);
+  return d * reciprocal_std(mean(d * d, axes, true), eps);
 }
 
 /// A per-channel vector [C] shaped to broadcast against [N, C, *] of rank `ndim`.
@@ -94,7 +100,7 @@ T rms_norm(const T& x, const Shape& normalized_shape, std::optional<double> eps 
   const T f = detail::float_input(x);
   const double e = eps ? *eps : (f.dtype() == f64 ? 0x1p-52 : 0x1p-23);
   const Shape axes = detail::normalized_axes(x.shape(), normalized_shape, e, "rms_norm");
-  return f / sqrt(mean(f * f, axes, true) + e);
+  return f * detail::reciprocal_std(mean(f * f, axes, true), e);
 }
 /// rms_norm(x) * weight, weight of shape normalized_shape (torch's rms_norm with a weight).
 /// Example: `st::rms_norm(h, {512}, p.at("norm.weight"))`.
@@ -167,7 +173,8 @@ BatchNormResult<detail::common_level3_t<X, M, V>> batch_norm(const X& x, const M
   const R rm = stop_gradient(lift<R>(running_mean)), rv = stop_gradient(lift<R>(running_var));
   if (!training) {
     const X f = detail::float_input(x);
-    const R y = (f - detail::channel_view(rm, r)) / sqrt(detail::channel_view(rv, r) + eps);
+    const R y = (f - detail::channel_view(rm, r)) *
+                detail::reciprocal_std(detail::channel_view(rv, r), eps);
     return {y, rm, rv};
   }
   const Shape axes = detail::all_but_channel(r);
@@ -180,7 +187,7 @@ BatchNormResult<detail::common_level3_t<X, M, V>> batch_norm(const X& x, const M
   const R new_mean = rm * (1 - momentum) + stop_gradient(reshape(m, {c})) * momentum;
   const R new_var =
       rv * (1 - momentum) + stop_gradient(reshape(var, {c})) * (momentum * n / (n - 1));
-  return {lift<R>(d / sqrt(var + eps)), new_mean, new_var};
+  return {lift<R>(d * detail::reciprocal_std(var, eps)), new_mean, new_var};
 }
 /// batch_norm with a per-channel affine map, out * weight[c] + bias[c] (weight and bias [C]);
 /// the statistics as in the overload without them. Example:
