@@ -30,6 +30,9 @@ namespace {
 constexpr int64_t kBlock = 2048;
 /// Blocks per parallel piece: a piece is worth waking a thread for.
 constexpr int64_t kBlocksPerPiece = 16;
+/// Rows of at least this many elements have a binary op with a row value run as one call per
+/// row (the row's value broadcast); shorter rows spread their values first.
+constexpr int64_t kRowCall = 64;
 
 using Kind = raw::trace::Elementwise::Kind;
 
@@ -233,6 +236,33 @@ void run_fused(const FusedGroup& g, std::vector<Held>& store, const std::vector<
           spread(v.first, dtype_size(g.ops[std::size_t(a)].out_dtype), rn, g.row, dst);
           return {dst, 1};
         };
+        if (op.ew.kind == Kind::binary && !op.rows && cut.per_row == 0 && g.row >= kRowCall) {
+          // One operand a row value, the other full (or one value): the op row by row with the
+          // row's value as a broadcast operand, where spreading it along its rows first was a
+          // pass of its own.
+          auto row_value = [&](int j) {
+            const int32_t a = op.arg[std::size_t(j)];
+            return a >= 0 && g.ops[std::size_t(a)].rows;
+          };
+          if (row_value(0) != row_value(1)) {
+            const int row_arg = row_value(0) ? 0 : 1;
+            const auto [rv, rs] = value(op.arg[std::size_t(row_arg)]);
+            const auto [fv, fs] = value(op.arg[std::size_t(1 - row_arg)]);
+            const auto size = int64_t(dtype_size(op.dtype));
+            const auto out_size = int64_t(dtype_size(op.out_dtype));
+            for (int64_t r = 0; r < rn; ++r) {
+              const void* full = static_cast<const char*>(fv) + r * g.row * fs * size;
+              const void* one = static_cast<const char*>(rv) + r * size;
+              void* o = static_cast<char*>(out) + r * g.row * out_size;
+              if (row_arg == 0) {
+                detail::binary_block(BinaryOp(op.ew.op), op.dtype, one, 0, full, fs, o, g.row);
+              } else {
+                detail::binary_block(BinaryOp(op.ew.op), op.dtype, full, fs, one, 0, o, g.row);
+              }
+            }
+            continue;
+          }
+        }
         const auto [x, sx] = operand(0);
         if (op.ew.kind == Kind::unary) {
           detail::unary_block(UnaryOp(op.ew.op), op.dtype, x, sx, out, count);
