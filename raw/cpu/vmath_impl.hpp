@@ -65,82 +65,8 @@ STRATA_VMATH_WRAP(cos)
 inline VD exp_d(VD v) { return SLEEF_D(exp, u10)(v); }
 inline VD tanh_d(VD v) { return SLEEF_D(tanh, u10)(v); }
 
-// u * 2^n for lanes of integral n in [-151, 129] and u in [0.5, 2]: with
-// AVX-512 one vscalefps (ISA_SCALEF), which rounds once and gives 0 and inf
-// past the range; elsewhere two powers of two, each normal, so that 2^n may be
-// subnormal where each half is not.
-inline VF times_pow2(VF u, VF n) {
-#ifdef ISA_SCALEF
-  return ISA_SCALEF(u, n);
-#else
-  typedef int32_t VI __attribute__((vector_size(sizeof(VF))));
-  const VI q = __builtin_convertvector(n, VI);
-  const VI q1 = q >> 1;  // floor(n / 2)
-  return u * (VF)((q1 + 127) << 23) * (VF)((q - q1 + 127) << 23);
-#endif
-}
+#include "raw/cpu/vmath_inline.inc"  // times_pow2, exp_f, tanh_f
 
-// e^x for f32 lanes, inline (SLEEF's is a call per vector): x clamped to
-// [-104, 89] (e^x is 0 below, inf above, either way; NaN passes), n = x / ln 2
-// rounded by adding the 1.5 * 2^23 shifter, r = x - n ln 2 in two Cody-Waite
-// steps, e^r by SLEEF's degree-6 expf_u10 polynomial, times 2^n
-// (times_pow2). Checked over every f32 input, last with the clamp and
-// vscalefps: within 0.99 ULP with fused multiply-adds (AVX2, AVX-512: 0.9876
-// at x = 59.275) and 0.95 without (SSE2: 0.9515). Inline, it is faster than
-// SLEEF's call on every ISA.
-inline VF exp_f(VF x) {
-  const VF zero{};
-  x = minf_v(zero + 89.0f, maxf_v(zero - 104.0f, x));  // NaN stays NaN
-  const VF shifter = zero + 12582912.0f;
-  const VF n = fmaf_v(x, zero + 1.44269504088896341f, shifter) - shifter;
-  VF r = fmaf_v(n, zero - 0.693145751953125f, x);
-  r = fmaf_v(n, zero - 1.428606765330187045e-06f, r);
-  VF u = zero + 0.000198527617612853646278381f;
-  u = fmaf_v(u, r, zero + 0.00139304355252534151077271f);
-  u = fmaf_v(u, r, zero + 0.00833336077630519866943359f);
-  u = fmaf_v(u, r, zero + 0.0416664853692054748535156f);
-  u = fmaf_v(u, r, zero + 0.166666671633720397949219f);
-  u = fmaf_v(u, r, zero + 0.5f);
-  u = fmaf_v(r * r, u, r) + 1.0f;
-  return times_pow2(u, n);
-}
-// tanh |x| in f64 lanes from a = 2|x| (at most 40, where m / (m + 2) below is 1 in f64; NaN
-// passes), to about 2^-30 relative, for the f32 tanh below to round: m = e^a - 1 as
-// 2^n p + (2^n - 1), with n = a / ln 2 rounded, r = a - n ln 2 (one fused step: ln 2's rounding
-// error, n 2^-53, is far below what f32 keeps) and p = e^r - 1 by its Taylor polynomial to
-// degree 8 (|r| <= ln 2 / 2: relative error 2^-30.7; Estrin's scheme, for a short dependency
-// chain), so a small x loses nothing to cancellation; then tanh |x| = m / (m + 2).
-inline VD tanh_abs_wide(VD a) {
-  typedef int64_t VL __attribute__((vector_size(sizeof(VD))));
-  const VD zero{};
-  const VD shifter = zero + 6755399441055744.0;  // 1.5 * 2^52: adding it rounds to an integer
-  const VD t = fmad_v(a, zero + 1.4426950408889634, shifter);
-  const VD n = t - shifter;
-  const VD r = fmad_v(n, zero - 0.69314718055994530942, a);
-  const VD r2 = r * r, r4 = r2 * r2;
-  const VD q01 = fmad_v(zero + 1.0 / 6, r, zero + 0.5);
-  const VD q23 = fmad_v(zero + 1.0 / 120, r, zero + 1.0 / 24);
-  const VD q45 = fmad_v(zero + 1.0 / 5040, r, zero + 1.0 / 720);
-  const VD q6 = fmad_v(zero + 1.0 / 40320, r2, q45);
-  const VD q = fmad_v(q6, r4, fmad_v(q23, r2, q01));  // (e^r - 1 - r) / r^2
-  const VD p = fmad_v(r2, q, r);
-  // 2^n: n sits in t's low mantissa bits, above the shifter's.
-  const VD pow2 = (VD)(((VL)t + (1023 - 0x4338000000000000LL)) << 52);
-  const VD m = fmad_v(pow2, p, pow2 - 1.0);
-  return m / (m + 2.0);
-}
-// tanh for f32 lanes, inline: |x| clamped to 20 (NaN passes), each half of the lanes widened to
-// f64 (tanh_abs_wide), rounded once to f32, and x's sign put back (tanh is odd; -0 and the NaNs
-// keep their sign bit). Checked over every f32 input (AVX2): at most 0.509 ULP from the exact
-// value, so at most one representable value from the correctly rounded one. SLEEF's tanhf_u10,
-// in double-float arithmetic, is within 1.0 ULP and took 2.1x as long on AVX2 (Zen 3).
-inline VF tanh_f(VF x) {
-  typedef int32_t VI __attribute__((vector_size(sizeof(VF))));
-  const VF ax = minf_v(VF{} + 20.0f, (VF)((VI)x & 0x7fffffff));
-  const VD lo = widen_lo(ax), hi = widen_hi(ax);
-  const VF y = narrow_join(tanh_abs_wide(lo + lo), tanh_abs_wide(hi + hi));
-  return (VF)((VI)y | ((VI)x & int32_t(0x80000000u)));
-}
 inline VF sqrt_f(VF v) { return sqrtf_v(v); }
 inline VD sqrt_d(VD v) { return sqrtd_v(v); }
 // The sign bit flipped, NaNs too: the scalar -x's bits.
