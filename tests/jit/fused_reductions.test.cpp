@@ -175,7 +175,7 @@ TEST_CASE("ops after a reduction read its rows in the same pass", "[jit]") {
         const st::Tensor mean = st::sum(y, {1}, true) * (1.0 / double(y.shape()[1]));
         // scale: a [rows, 1] input, gathered; the mean both second and first operand.
         const st::Tensor d = (y - mean) * scale + mean * 0.5 / (y * y + 1.0);
-        const st::Tensor top = st::max(d, {1});   // keepdims false: [rows], read as [rows, 1]
+        const st::Tensor top = st::max(d, {1});  // keepdims false: [rows], read as [rows, 1]
         return std::make_pair(st::exp(d - top.reshape({rows, 1})), mean * scale + 1.0);
       };
       auto jf = st::jit(f);
