@@ -51,7 +51,7 @@ void vmath_map(Kernel kernel, vmath::StreamTranspose streamed, const RawTensor& 
     const T* p = blk.input(1, xb);
     if (st[0] == 1 && st[1] == 1) return kernel(p, o, n);
     constexpr int64_t kBuf = 256;
-    T buf[kBuf];
+    alignas(64) T buf[kBuf];  // on a line: the kernel's vectors never span two
     for (int64_t i0 = 0; i0 < n; i0 += kBuf) {
       const int64_t m = std::min(kBuf, n - i0);
       for (int64_t i = 0; i < m; ++i) buf[i] = p[(i0 + i) * st[1]];
