@@ -41,7 +41,7 @@ GRADBENCH_TOOLS ?= strata manual pytorch finite
 # Debian 12's clang 14 and its runtimes (ASan, UBSan, TSan, libFuzzer).
 CLANG_PACKAGES := clang libclang-rt-14-dev
 
-.PHONY: all deps bench-deps gradbench gradbench-deps clang-deps build build-bench test test-bench docs demo demo-dist bench-dist bench bench-avx2 test-sanitize test-clang \
+.PHONY: all deps bench-deps gradbench gradbench-deps clang-deps build build-bench test test-bench docs demo demo-dist bench-dist bench bench-avx2 bench-loaded test-sanitize test-clang \
         test-tsan fuzz format clean gpu-deps
 
 all: build
@@ -146,6 +146,13 @@ gradbench: gradbench-deps build-bench
 	/usr/bin/python3 bench/gradbench/driver.py --gradbench $(GRADBENCH) \
 	  --strata-bin $(BUILD)/bench/gradbench/strata_gradbench --out $(BUILD)/bench \
 	  --preset $(GRADBENCH_PRESET) --tools $(GRADBENCH_TOOLS)
+
+# The table under a competing load, as on a shared machine: strata_bench --load keeps one
+# thread spinning on the last CPU while every row runs (strata and the peers alike; the
+# limits are measured before it starts). JSON in build/bench/results_loaded.json; compare
+# each row's ratio to the peers with a quiet `make bench`'s.
+bench-loaded: bench-deps build-bench
+	./$(BUILD)/bench/strata_bench --load --out $(BUILD)/bench/results_loaded.json
 
 # The same run with strata and every peer restricted to AVX2, so the AVX2 paths
 # are measured on an AVX-512 machine too: JSON in build/bench/results_avx2.json.

@@ -4,7 +4,7 @@
 // and writes it as JSON.
 //
 //   strata_bench [--filter SUBSTRING] [--reps N] [--threads N] [--out FILE]
-//                [--no-torch] [--no-peers] [--no-limits] [--warmup-calls N]
+//                [--no-torch] [--no-peers] [--no-limits] [--warmup-calls N] [--load]
 //   strata_bench --print-isa               the instruction set strata's kernels use
 //   strata_bench --merge OUT RUN.json...   runs of several instruction sets -> OUT
 //
@@ -24,7 +24,9 @@
 // breaks, its column is "-" and the run goes on. --no-peers times strata
 // alone; --warmup-calls N replaces the timed warm-ups by N calls before each
 // contestant's first turn and none after (a fixed amount of work, for
-// bench/compare_instructions.sh's instruction counts).
+// bench/compare_instructions.sh's instruction counts). --load times every row while one
+// thread spins on the last CPU (bench/load.hpp; `make bench-loaded`), the limits measured
+// before it starts; the JSON's "load" says so.
 //
 // The JSON holds per row and per peer the median, min, max and quartiles
 // (q1, q3) of the `reps` times in milliseconds, the machine (cpu) and the
@@ -77,6 +79,7 @@
 #include <vector>
 
 #include "bench/bench.hpp"
+#include "bench/load.hpp"
 #include "bench/peers.hpp"
 #include "bench/torch_peer.hpp"
 
@@ -375,7 +378,7 @@ int main(int argc, char** argv) {
   std::string filter;
   int reps = 10, threads = 2;
   int warmup_calls = -1;  // -1: timed warm-ups
-  bool torch_on = true, peers_on = true, limits_on = true;
+  bool torch_on = true, peers_on = true, limits_on = true, load_on = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     auto next = [&]() -> std::string {
@@ -401,9 +404,11 @@ int main(int argc, char** argv) {
       limits_on = false;
     else if (arg == "--warmup-calls")
       warmup_calls = std::max(0, std::atoi(next().c_str()));
+    else if (arg == "--load")
+      load_on = true;
     else {
       std::cerr << "usage: strata_bench [--filter S] [--reps N] [--threads N] [--out FILE]"
-                   " [--no-torch] [--no-peers] [--no-limits] [--warmup-calls N]\n"
+                   " [--no-torch] [--no-peers] [--no-limits] [--warmup-calls N] [--load]\n"
                    "       strata_bench --print-isa\n"
                    "       strata_bench --merge OUT RUN.json...\n";
       return 2;
@@ -468,6 +473,11 @@ int main(int argc, char** argv) {
     }
   }
 
+  std::unique_ptr<bench::CompetingLoad> load;
+  if (load_on) {
+    load = std::make_unique<bench::CompetingLoad>();
+    std::printf("load: %s, for every row\n", load->describe().c_str());
+  }
   std::vector<std::string> peer_names = {"eigen", "openblas", "blis"};
   if (torch && torch->ok()) peer_names.push_back("pytorch");
   constexpr int kCell = 16;
@@ -682,6 +692,7 @@ int main(int argc, char** argv) {
   nlohmann::json doc{{"cpu", cpu},   {"isa", isa},        {"env", env}, {"method", "interleaved"},
                      {"reps", reps}, {"results", results}};
   if (!dnnl.empty()) doc["onednn_isa"] = dnnl;
+  if (load) doc["load"] = load->describe();
   if (limits_on) doc["limits"] = limits_json;
   if (torch && !torch->config().is_null()) doc["pytorch_config"] = torch->config();
   if (torch && !torch->ok() && !torch->why().empty()) doc["pytorch_skipped"] = torch->why();

@@ -86,3 +86,27 @@ endforeach()
 execute_process(COMMAND "${BENCH}" --merge "${WORK}/only_out.json" RESULT_VARIABLE rc
                 OUTPUT_QUIET ERROR_QUIET)
 expect("NOT rc EQUAL 0" "--merge without inputs exited with 0")
+
+# --load: one small row timed while a thread spins on the last CPU; the JSON says so, and a
+# run without it carries no "load".
+foreach(mode load quiet)
+  set(flag "")
+  if(mode STREQUAL "load")
+    set(flag --load)
+  endif()
+  execute_process(COMMAND "${BENCH}" ${flag} --filter ad_overhead_chain_3000ops --reps 1
+                          --no-peers --no-limits --out "${WORK}/${mode}.json"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  expect("rc EQUAL 0" "--filter run (${mode}) exited with ${rc}: ${err}")
+  file(READ "${WORK}/${mode}.json" run)
+  string(JSON nrows LENGTH "${run}" results)
+  string(JSON row GET "${run}" results 0 name)
+  expect("nrows EQUAL 1 AND row STREQUAL ad_overhead_chain_3000ops" "${mode} run's rows")
+  string(JSON load_text ERROR_VARIABLE no_load GET "${run}" load)
+  if(mode STREQUAL "load")
+    expect("load_text MATCHES \"^one spinning thread\" AND out MATCHES \"load: one spinning thread\""
+           "--load run: JSON load '${load_text}', printed ${out}")
+  else()
+    expect("NOT no_load STREQUAL NOTFOUND" "a quiet run's JSON has a load: ${load_text}")
+  endif()
+endforeach()
