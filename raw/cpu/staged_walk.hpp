@@ -138,11 +138,8 @@ template <std::size_t N, class Fn>
 void parallel_walk_staged(const Shape& shape, const std::array<const Layout*, N>& layouts,
                           const std::array<const void*, N>& bases, const std::array<int, N>& sizes,
                           Fn&& fn) {
-  if (std::array<int64_t, N> off; one_element(shape, layouts, off)) {
-    std::array<int64_t, N> unit;
-    unit.fill(1);
-    return fn(StagedBlock<N>{off, 1, unit});
-  }
+  std::array<int64_t, N> off, st;
+  if (int64_t n; one_block(shape, layouts, off, st, n)) return fn(StagedBlock<N>{off, n, st});
   StridedPlan<N> p = make_plan<N>(shape, layouts);
   if (p.numel == 0) return;
   auto plain = [&](const std::array<int64_t, N>& off, int64_t n, const std::array<int64_t, N>& st) {

@@ -110,17 +110,28 @@ void walk_tiles(const StridedPlan<N>& p, Fn&& fn) {
       });
 }
 
-/// True when `shape` has exactly one element (any rank, 0-d included); off then
-/// holds each operand's offset of it. The walks call their block function on it
-/// directly: no plan, no pool, which in chains of one-element ops cost a large
+/// True when the walk is one block that needs no plan: at most kGrain elements (one
+/// thread's share anyway) and every operand either one row-major run or one value
+/// (all strides zero: a broadcast scalar). off and st then hold each operand's first
+/// element and step (1 or 0) and n the element count; the walks call their block
+/// function on it directly: no plan, no pool, which in chains of small ops cost a large
 /// part of each op.
 template <std::size_t N>
-bool one_element(const Shape& shape, const std::array<const Layout*, N>& layouts,
-                 std::array<int64_t, N>& off) {
-  for (int64_t d : shape) {
-    if (d != 1) return false;
+bool one_block(const Shape& shape, const std::array<const Layout*, N>& layouts,
+               std::array<int64_t, N>& off, std::array<int64_t, N>& st, int64_t& n) {
+  n = 1;
+  for (int64_t d : shape) n *= d;
+  if (n == 0 || n > kGrain) return false;
+  for (std::size_t k = 0; k < N; ++k) {
+    const Layout& l = *layouts[k];
+    off[k] = l.offset;
+    st[k] = 1;
+    if (n == 1 || l.is_contiguous()) continue;
+    for (int64_t s : l.strides) {
+      if (s != 0) return false;
+    }
+    st[k] = 0;
   }
-  for (std::size_t k = 0; k < N; ++k) off[k] = layouts[k]->offset;
   return true;
 }
 
@@ -128,11 +139,8 @@ bool one_element(const Shape& shape, const std::array<const Layout*, N>& layouts
 /// Operands read across their fast dimension are walked in cache tiles.
 template <std::size_t N, class Fn>
 void parallel_walk(const Shape& shape, const std::array<const Layout*, N>& layouts, Fn&& fn) {
-  if (std::array<int64_t, N> off; one_element(shape, layouts, off)) {
-    std::array<int64_t, N> unit;
-    unit.fill(1);
-    return fn(off, int64_t{1}, unit);
-  }
+  std::array<int64_t, N> off, st;
+  if (int64_t n; one_block(shape, layouts, off, st, n)) return fn(off, n, st);
   StridedPlan<N> plan = make_plan<N>(shape, layouts);
   if (plan.numel == 0) return;
   if (plan.numel > kTile * kTile && prepare_tiles(plan)) return walk_tiles(plan, fn);
