@@ -66,8 +66,9 @@ inline void transpose_block(const char* src, int64_t lds, char* dst, int64_t ldd
 /// stride in sk and out's in ldd.
 inline bool transposed_pair(const Layout& out, const Layout& x, StridedPlan<2>& p, int64_t& sk,
                             int64_t& ldd) {
+  if (out.numel() <= kTile * kTile) return false;  // before the plan: most calls are small
   p = make_plan<2>(out.shape, {&out, &x});
-  if (p.numel <= kTile * kTile || !prepare_tiles(p)) return false;
+  if (!prepare_tiles(p)) return false;
   const std::size_t r = p.shape.size();
   sk = p.strides[1][r - 1], ldd = p.strides[0][r - 2];
   return p.strides[1][r - 2] == 1 && sk > 1 && p.strides[0][r - 1] == 1 && ldd > 0;
