@@ -50,16 +50,18 @@ requires detail::Operands<A, B> common_level_t<A, B> minimum(const A& a, const B
 /// divide as f32 (true division, as in PyTorch). Example: `st::div(x, 2)`, or `x / 2`.
 template <class A, class B>
 requires detail::Operands<A, B> common_level_t<A, B> div(const A& a, const B& b) {
-  auto [x, y] = detail::operands(a, b, "div");
-  return detail::binary(BinaryOp::div, detail::float_input(x), detail::float_input(y));
+  return detail::with_operands(a, b, "div", [](const auto& x, const auto& y) {
+    return detail::float_binary(BinaryOp::div, x, y);
+  });
 }
 
 /// Elementwise a ** b, broadcasting and promoting like add; integer and bool operands
 /// are computed in f32. Example: `st::pow(x, 2.0)` squares; `st::pow(2.0, x)` is 2^x.
 template <class A, class B>
 requires detail::Operands<A, B> common_level_t<A, B> pow(const A& a, const B& b) {
-  auto [x, y] = detail::operands(a, b, "pow");
-  return detail::binary(BinaryOp::pow, detail::float_input(x), detail::float_input(y));
+  return detail::with_operands(a, b, "pow", [](const auto& x, const auto& y) {
+    return detail::float_binary(BinaryOp::pow, x, y);
+  });
 }
 
 /// a + b: st::add.

@@ -93,11 +93,33 @@ T binary(BinaryOp op, const T& a, const T& b) {
   return Prims<T>::binary(op, a, b);
 }
 
+/// fn(x, y) on the operands that operands(a, b, op) makes, without its copies where a
+/// and b are already at their common level, dtype and shape (a scalar then only becomes
+/// a constant): for small tensors those copies were a good part of each op.
+template <class A, class B, class Fn>
+requires Operands<A, B> common_level_t<A, B> with_operands(const A& a, const B& b,
+                                                           std::string_view op, Fn&& fn) {
+  using R = common_level_t<A, B>;
+  if constexpr (std::is_same_v<A, R> && std::is_same_v<B, R>) {
+    if (a.dtype() == b.dtype() && a.shape() == b.shape()) return fn(a, b);
+  } else if constexpr (std::is_same_v<A, R> && Scalar<B>) {
+    if (scalar_dtype<B>(a.dtype()) == a.dtype()) {
+      return fn(a, filled<R>(double(b), a.shape(), a.dtype(), a.device()));
+    }
+  } else if constexpr (Scalar<A> && std::is_same_v<B, R>) {
+    if (scalar_dtype<A>(b.dtype()) == b.dtype()) {
+      return fn(filled<R>(double(a), b.shape(), b.dtype(), b.device()), b);
+    }
+  }
+  auto [x, y] = operands(a, b, op);
+  return fn(x, y);
+}
+
 /// The broadcasting binary `op` on any mix of levels and scalars (add, sub, mul, ...).
 template <class A, class B>
 requires Operands<A, B> common_level_t<A, B> lifted_binary(BinaryOp op, const A& a, const B& b) {
-  auto [x, y] = operands(a, b, op_name(op));
-  return binary(op, x, y);
+  return with_operands(a, b, op_name(op),
+                       [op](const auto& x, const auto& y) { return binary(op, x, y); });
 }
 
 // Values that are the same at every level (masks, comparisons, stop_gradient) are computed
@@ -140,13 +162,22 @@ T constant_unary(UnaryOp op, const T& x) {
 /// The comparison `op` on any mix of levels and scalars: a bool constant of their level.
 template <class A, class B>
 requires Operands<A, B> common_level_t<A, B> lifted_compare(BinaryOp op, const A& a, const B& b) {
-  auto [x, y] = operands(a, b, op_name(op));
-  return constant_binary(op, x, y);
+  return with_operands(a, b, op_name(op),
+                       [op](const auto& x, const auto& y) { return constant_binary(op, x, y); });
+}
+
+/// The binary `op` of float math (div, pow) on same-shape operands of one level; integer
+/// and bool operands become f32 first.
+template <Diffable T>
+T float_binary(BinaryOp op, const T& a, const T& b) {
+  if (is_floating(a.dtype()) && is_floating(b.dtype())) return binary(op, a, b);
+  return binary(op, float_input(a), float_input(b));
 }
 
 /// The float unary `op` (exp, log, ...); integer and bool inputs become f32 first.
 template <Diffable T>
 T float_unary(UnaryOp op, const T& x) {
+  if (is_floating(x.dtype())) return Prims<T>::unary(op, x);
   return Prims<T>::unary(op, float_input(x));
 }
 
