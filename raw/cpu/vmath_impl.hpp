@@ -72,9 +72,15 @@ inline VD sqrt_d(VD v) { return sqrtd_v(v); }
 // The sign bit flipped, NaNs too: the scalar -x's bits.
 inline VF neg_f(VF v) { return -v; }
 inline VD neg_d(VD v) { return -v; }
-// The scalar functor's v < 0 ? -v : v, so -0 and NaNs keep their sign bit.
-inline VF abs_f(VF v) { return v < VF{} ? -v : v; }
-inline VD abs_d(VD v) { return v < VD{} ? -v : v; }
+// The sign bit cleared, as the scalar functor's fabs: abs(-0) is +0, NaNs lose their sign.
+inline VF abs_f(VF v) {
+  typedef int32_t VI __attribute__((vector_size(sizeof(VF))));
+  return (VF)((VI)v & 0x7fffffff);
+}
+inline VD abs_d(VD v) {
+  typedef int64_t VL __attribute__((vector_size(sizeof(VD))));
+  return (VD)((VL)v & 0x7fffffffffffffffLL);
+}
 
 // dst[b * ldd + a] = src[a * lds + b] for b < rows, a < cols, elements of kSize
 // bytes (bits only): kB x kB blocks by Block (this ISA's register transpose),

@@ -39,7 +39,9 @@ struct Tanh {
   STRATA_HD float operator()(float v) const { return ::tanhf(v); }
   STRATA_HD double operator()(double v) const { return ::tanh(v); }
 };
-struct Abs {
+struct Abs {  // floats: fabs, so abs(-0) is +0 (numpy.abs, torch.abs); integers wrap at the minimum
+  STRATA_HD float operator()(float v) const { return ::fabsf(v); }
+  STRATA_HD double operator()(double v) const { return ::fabs(v); }
   template <class T>
   STRATA_HD T operator()(T v) const {
     return v < T(0) ? wrap_neg(v) : v;
