@@ -12,11 +12,12 @@
 
 namespace strata {
 
-/// Elementwise 1 / (1 + e^-x), as (tanh(x / 2) + 1) / 2: no overflow for any x. Same
-/// shape; integer and bool inputs give f32. Example: `st::sigmoid(logits)`.
+/// Elementwise 1 / (1 + e^-x), PyTorch's formula: accurate in both tails (sigmoid(-40) is
+/// 4.2e-18, not a difference from 1); where e^-x overflows the result is 0 and its
+/// derivative 0. Same shape; integer and bool inputs give f32. Example: `st::sigmoid(logits)`.
 template <Diffable T>
 T sigmoid(const T& x) {
-  return (tanh(detail::float_input(x) * 0.5) + 1.0) * 0.5;
+  return 1.0 / (exp(-detail::float_input(x)) + 1.0);
 }
 /// Elementwise max(x, 0), with derivative 0 at 0 (as in JAX and PyTorch). NaN stays NaN,
 /// and its derivative there is 1 (the cotangent passes), as in PyTorch's threshold_backward.
@@ -38,12 +39,13 @@ template <Diffable T>
 T silu(const T& x) {
   return x * sigmoid(x);
 }
-/// Elementwise log(1 + e^x), computed as max(x, 0) + log(1 + e^-|x|): stable for any x.
-/// Same shape; integer and bool inputs give f32. Example: `st::softplus(x)`.
+/// Elementwise log(1 + e^x), computed as max(x, 0) + log1p(e^-|x|): stable for any x and
+/// accurate in the negative tail (softplus(-40) is 4.2e-18). Same shape; integer and bool
+/// inputs give f32. Example: `st::softplus(x)`.
 template <Diffable T>
 T softplus(const T& x) {
   const T f = detail::float_input(x);
-  return maximum(f, 0) + log(exp(-abs(f)) + 1.0);
+  return maximum(f, 0) + log1p(exp(-abs(f)));
 }
 /// exp(x) / sum(exp(x)) along `axis`, shifted by the max for stability; same shape as x, f32
 /// for integer and bool inputs. Infinities follow PyTorch and JAX (the shift is the max even

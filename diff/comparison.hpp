@@ -75,25 +75,34 @@ template <class A, class B>
 requires detail::Operands<A, B> common_level_t<A, B>
 operator>=(const A& a, const B& b) { return ge(a, b); }
 
+namespace detail {
+/// x as bools: x itself when bool, else x != 0 (NaN counts as true, as in numpy).
+template <Diffable T>
+T truth(const T& x) {
+  if (x.dtype() == DType::b8) return x;
+  return constant_binary(BinaryOp::ne, x, filled<T>(0.0, x.shape(), x.dtype(), x.device()));
+}
+}  // namespace detail
+
 /// Elementwise not, as a bool constant; any non-zero element counts as true.
 /// Example: `st::logical_not(x > 0)`.
 template <Diffable T>
 T logical_not(const T& x) {
-  return detail::constant_unary(UnaryOp::logical_not, x);
+  return detail::constant_unary(UnaryOp::logical_not, detail::truth(x));
 }
 /// Elementwise a and b, as a bool constant; operands broadcast (ShapeError when they do
 /// not) and non-zero counts as true. Example: `st::logical_and(x > 0, x < 1)`.
 template <class A, class B>
 requires detail::Operands<A, B> common_level_t<A, B> logical_and(const A& a, const B& b) {
   auto [x, y] = detail::operands(a, b, "logical_and");
-  return detail::constant_binary(BinaryOp::logical_and, x, y);
+  return detail::constant_binary(BinaryOp::logical_and, detail::truth(x), detail::truth(y));
 }
 /// Elementwise a or b, as a bool constant; operands broadcast (ShapeError when they do
 /// not) and non-zero counts as true. Example: `st::logical_or(x < -1, x > 1)`.
 template <class A, class B>
 requires detail::Operands<A, B> common_level_t<A, B> logical_or(const A& a, const B& b) {
   auto [x, y] = detail::operands(a, b, "logical_or");
-  return detail::constant_binary(BinaryOp::logical_or, x, y);
+  return detail::constant_binary(BinaryOp::logical_or, detail::truth(x), detail::truth(y));
 }
 
 /// cond ? a : b elementwise. cond, a and b broadcast together (ShapeError when they do

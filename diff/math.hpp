@@ -76,10 +76,12 @@ template <Diffable T>
 T sign(const T& x) {
   return Prims<T>::unary(UnaryOp::sign, x);
 }
-/// Elementwise min(max(x, lo), hi), keeping x's shape and dtype; the derivative is 1
-/// inside [lo, hi] and 0 outside. Example: `st::clamp(p, 1e-7, 1.0 - 1e-7)`.
-template <Diffable T>
-T clamp(const T& x, double lo, double hi) {
+/// Elementwise min(max(x, lo), hi) with the bounds C++ numbers, promoting as maximum and
+/// minimum do (torch.clamp): an integer x with integer bounds stays integer, with floating
+/// bounds becomes f32; a float x keeps its dtype. The derivative is 1 inside [lo, hi] and 0
+/// outside. Example: `st::clamp(p, 1e-7, 1.0 - 1e-7)`, `st::clamp(labels, 0, 9)`.
+template <Diffable T, class L, class H>
+requires Scalar<L> && Scalar<H> T clamp(const T& x, L lo, H hi) {
   return minimum(maximum(x, lo), hi);
 }
 

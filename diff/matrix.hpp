@@ -118,6 +118,9 @@ T diag_embed(const T& v, int64_t offset = 0) {
 namespace detail {
 /// A [rows, cols] bool mask: col - row <= k (tril) or >= k (triu).
 Tensor band_mask(int64_t rows, int64_t cols, int64_t k, bool lower, Device device);
+/// Throws unless idx is an i32 or i64 tensor whose values all lie in [0, n) (IndexError
+/// naming op and the first value outside); checked again on every call of a jit plan.
+void check_positions(const Tensor& idx, int64_t n, std::string_view op);
 }  // namespace detail
 
 template <Diffable T>
@@ -125,14 +128,14 @@ T tril(const T& x, int64_t k) {
   const int64_t n = x.shape().ndim();
   if (n < 2) detail::fail<ShapeError>("tril", "needs rank >= 2, got shape ", x.shape());
   const Tensor m = detail::band_mask(x.shape()[n - 2], x.shape()[n - 1], k, true, x.device());
-  return where(m, x, 0);
+  return x.dtype() == DType::b8 ? where(m, x, false) : where(m, x, 0);
 }
 template <Diffable T>
 T triu(const T& x, int64_t k) {
   const int64_t n = x.shape().ndim();
   if (n < 2) detail::fail<ShapeError>("triu", "needs rank >= 2, got shape ", x.shape());
   const Tensor m = detail::band_mask(x.shape()[n - 2], x.shape()[n - 1], k, false, x.device());
-  return where(m, x, 0);
+  return x.dtype() == DType::b8 ? where(m, x, false) : where(m, x, 0);
 }
 
 // --- the Ops mixin's methods ------------------------------------------------------------

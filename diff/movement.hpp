@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "diff/arithmetic.hpp"
+#include "diff/comparison.hpp"
 
 namespace strata {
 
@@ -75,6 +76,7 @@ T flatten(const T& x) {
 /// out of range. Example: `st::flip(x, 0)`.
 template <Diffable T>
 T flip(const T& x, int64_t axis) {
+  axis = normalize_axis(axis, x.shape(), "flip");
   return Prims<T>::slice(x, axis, std::nullopt, std::nullopt, -1);
 }
 /// Python's x[start:stop:step] along one axis (a view for plain tensors); bounds clamp like
@@ -92,8 +94,9 @@ template <Diffable T>
 T pad(const T& x, const Pads& pads, double value = 0.0) {
   T out = Prims<T>::pad(x, pads);
   if (value == 0.0) return out;
-  const Tensor border(raw::pad(raw::full(x.shape(), 0.0, x.dtype(), x.device()), pads, value));
-  return out + Prims<T>::constant(border);
+  // The border selected (not added: x + 0 would turn -0 into +0) by a mask padded like x.
+  const Tensor inside(raw::pad(raw::full(x.shape(), 1.0, DType::b8, x.device()), pads, 0.0));
+  return where(inside, out, detail::filled<T>(value, out.shape(), out.dtype(), out.device()));
 }
 /// The sliding windows of x over its trailing kernel.size() axes (numpy's sliding_window_view,
 /// with a stride and a dilation): [..., S1..Sk] -> [..., O1..Ok, K1..Kk], element [..., o, k]
@@ -157,15 +160,17 @@ T concat(std::initializer_list<T> xs, int64_t axis = 0) {
 template <Diffable T>
 T stack(const std::vector<T>& xs, int64_t axis = 0) {
   if (xs.empty()) detail::fail<ValueError>("stack", "needs at least one tensor");
+  // The new axis is one of the result's: [-(rank + 1), rank].
+  axis = normalize_axis(axis, xs.front().shape().ndim() + 1, "stack");
   std::vector<T> parts;
   for (const T& x : xs) {
     if (x.shape() != xs.front().shape()) {
       detail::fail<ShapeError>("stack", "shapes ", xs.front().shape(), " and ", x.shape(),
                                " differ");
     }
-    parts.push_back(unsqueeze(x, axis < 0 ? axis + x.shape().ndim() + 1 : axis));
+    parts.push_back(unsqueeze(x, axis));
   }
-  return concat(parts, axis < 0 ? axis + xs.front().shape().ndim() + 1 : axis);
+  return concat(parts, axis);
 }
 /// stack of a braced list: `st::stack({a, b}, -1)`, `st::stack({a, b})` (axis 0).
 template <Diffable T>

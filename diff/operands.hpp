@@ -9,9 +9,10 @@
 /// Mixed operands follow one rule: the lower level (a captured Tensor, a
 /// value of an outer transform, a C++ number) is lifted to the higher as a
 /// constant; shapes broadcast like NumPy; dtypes promote like PyTorch
-/// (bool < i32 < i64 < f32 < f64), and a C++ number is weak: it takes the
-/// tensor's dtype, except that a floating-point number with an integer or
-/// bool tensor gives f32.
+/// (bool < i32 < i64 < f32 < f64; a 0-d tensor beside one with dims raises
+/// the dtype only into a higher category, as torch.result_type), and a C++
+/// number is weak: it takes the tensor's dtype, except that a floating-point
+/// number with an integer or bool tensor gives f32.
 #include <string_view>
 #include <type_traits>
 #include <utility>
@@ -29,6 +30,21 @@ T filled(double v, const Shape& shape, DType dtype, Device device) {
 }
 
 // x itself (moved, not copied) when it already has the shape / dtype.
+/// The C++ number v as a constant operand of `shape` and dtype t: filled, except for an
+/// integer past 2^53 in an integer dtype, which the double that raw::full takes would round.
+template <Diffable T, class S>
+T scalar_constant(S v, const Shape& shape, DType t, Device device) {
+  if constexpr (std::is_integral_v<S> && !std::is_same_v<S, bool>) {
+    constexpr int64_t kExact = int64_t{1} << 53;
+    const auto wide = static_cast<int64_t>(v);
+    if (is_integral(t) && (wide > kExact || wide < -kExact)) {
+      const RawTensor c = raw::cast(raw::from_host(&wide, {}, DType::i64, device), t);
+      return Prims<T>::constant(Tensor(c.expand(shape)));
+    }
+  }
+  return filled<T>(double(v), shape, t, device);
+}
+
 template <Diffable T>
 T broadcast_to(T x, const Shape& shape) {
   if (x.shape() == shape) return x;
@@ -59,6 +75,16 @@ DType scalar_dtype(DType tensor) {
   }
 }
 
+/// The dtype two tensor operands compute in (torch.result_type): promote_types, except that
+/// a 0-d tensor beside one with dims raises the dtype only into a higher category (bool <
+/// integer < float): f32 [n] with f64 0-d gives f32, i64 [n] with f32 0-d gives f32.
+inline DType result_type(DType a, bool a_0d, DType b, bool b_0d) {
+  if (a_0d == b_0d) return promote_types(a, b);
+  auto category = [](DType t) { return is_floating(t) ? 2 : is_integral(t) ? 1 : 0; };
+  const DType dims = a_0d ? b : a, zero = a_0d ? a : b;
+  return category(zero) > category(dims) ? promote_types(dims, zero) : dims;
+}
+
 template <class A, class B>
 concept Operands = (Diffable<A> || Diffable<B>)&&requires {
   typename common_level_t<A, B>;
@@ -72,16 +98,16 @@ auto operands(const A& a, const B& b, std::string_view op) {
   if constexpr (Scalar<A>) {
     R y = lift<R>(b);
     const DType t = scalar_dtype<A>(y.dtype());
-    R c = filled<R>(double(a), y.shape(), t, y.device());
+    R c = scalar_constant<R>(a, y.shape(), t, y.device());
     return std::pair<R, R>{std::move(c), as_dtype(std::move(y), t)};
   } else if constexpr (Scalar<B>) {
     R x = lift<R>(a);
     const DType t = scalar_dtype<B>(x.dtype());
-    R c = filled<R>(double(b), x.shape(), t, x.device());
+    R c = scalar_constant<R>(b, x.shape(), t, x.device());
     return std::pair<R, R>{as_dtype(std::move(x), t), std::move(c)};
   } else {
     R x = lift<R>(a), y = lift<R>(b);
-    const DType t = promote_types(x.dtype(), y.dtype());
+    const DType t = result_type(x.dtype(), x.shape().ndim() == 0, y.dtype(), y.shape().ndim() == 0);
     const Shape s = broadcast_shapes(x.shape(), y.shape(), op);
     return std::pair<R, R>{broadcast_to(as_dtype(std::move(x), t), s),
                            broadcast_to(as_dtype(std::move(y), t), s)};
@@ -104,11 +130,11 @@ requires Operands<A, B> common_level_t<A, B> with_operands(const A& a, const B& 
     if (a.dtype() == b.dtype() && a.shape() == b.shape()) return fn(a, b);
   } else if constexpr (std::is_same_v<A, R> && Scalar<B>) {
     if (scalar_dtype<B>(a.dtype()) == a.dtype()) {
-      return fn(a, filled<R>(double(b), a.shape(), a.dtype(), a.device()));
+      return fn(a, scalar_constant<R>(b, a.shape(), a.dtype(), a.device()));
     }
   } else if constexpr (Scalar<A> && std::is_same_v<B, R>) {
     if (scalar_dtype<A>(b.dtype()) == b.dtype()) {
-      return fn(filled<R>(double(a), b.shape(), b.dtype(), b.device()), b);
+      return fn(scalar_constant<R>(a, b.shape(), b.dtype(), b.device()), b);
     }
   }
   auto [x, y] = operands(a, b, op);

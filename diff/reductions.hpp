@@ -62,7 +62,8 @@ template <Diffable T>
 T max(const T& x, const Shape& axes = {}, bool keepdims = false) {
   return Prims<T>::max(x, detail::reduce_axes(axes, x.shape().ndim()), keepdims);
 }
-/// The minimum over `axes` (every axis when empty), as -max(-x); same dtype as x.
+/// The minimum over `axes` (every axis when empty), through max with the order reversed
+/// (so it shares max's derivative); same dtype as x, exact for every integer and bool.
 /// Throws like max. Example: `st::min(x, {1}, true)`.
 template <Diffable T>
 T min(const T& x, const Shape& axes = {}, bool keepdims = false) {
@@ -71,7 +72,14 @@ T min(const T& x, const Shape& axes = {}, bool keepdims = false) {
     detail::fail<ValueError>("min", "cannot reduce over an empty axis (shape ", x.shape(),
                              ", axes ", axes, ")");
   }
-  return -max(-x, ax, keepdims);
+  if (is_floating(x.dtype())) return -max(-x, ax, keepdims);
+  if (x.dtype() == DType::b8) {
+    const T flipped = detail::constant_unary(UnaryOp::logical_not, x);
+    return detail::constant_unary(UnaryOp::logical_not, max(flipped, ax, keepdims));
+  }
+  // -x - 1 (two's complement ~x, integer arithmetic wrapping) reverses the order with no
+  // overflow, where -x overflows at the type's minimum.
+  return -max(-x - 1, ax, keepdims) - 1;
 }
 /// Position of the first maximum along `axis`, as an i64 constant (numpy.argmax); the axis
 /// is dropped unless keepdims. Throws IndexError for an axis out of range, ValueError on an

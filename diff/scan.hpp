@@ -63,8 +63,9 @@ T scan(const T& x, int64_t axis, BinaryOp op, double unit) {
 template <Diffable T>
 T scan_along(const T& x, std::optional<int64_t> axis, BinaryOp op, double unit,
              std::string_view name) {
-  // Bools count as integers (numpy.cumsum of a mask gives counts).
-  const T v = x.dtype() == DType::b8 ? T(Prims<T>::cast(x, DType::i64)) : x;
+  // Bools and i32 run in i64, as numpy and PyTorch do (numpy.cumsum of a mask gives counts).
+  const bool widen = x.dtype() == DType::b8 || x.dtype() == DType::i32;
+  const T v = widen ? T(Prims<T>::cast(x, DType::i64)) : x;
   if (!axis) return scan(reshape(v, {-1}), 0, op, unit);
   if (v.shape().ndim() == 0) {
     detail::fail<IndexError>(name, "axis ", *axis, " is out of range for a 0-d tensor");
@@ -75,7 +76,8 @@ T scan_along(const T& x, std::optional<int64_t> axis, BinaryOp op, double unit,
 }  // namespace detail
 
 /// The running sum of x along `axis` (numpy.cumsum): element i is x_0 + ... + x_i. Without an
-/// axis, the running sum of x flattened (row-major), as numpy's axis=None. Bools count as i64.
+/// axis, the running sum of x flattened (row-major), as numpy's axis=None. Bools and i32 give
+/// i64.
 /// Differentiable (its transpose is the running sum from the other end). Throws IndexError for
 /// an axis out of range. Example: `st::cumsum(x, 1)`, `x.cumsum(-1)`.
 template <Diffable T>
@@ -84,7 +86,8 @@ T cumsum(const T& x, std::optional<int64_t> axis = std::nullopt) {
 }
 
 /// The running product of x along `axis` (numpy.cumprod): element i is x_0 * ... * x_i. Without
-/// an axis, the running product of x flattened. Differentiable and exact where x has zeros: the
+/// an axis, the running product of x flattened; bools and i32 give i64. Differentiable and
+/// exact where x has zeros: the
 /// derivative is built from the partial products, never by dividing by x. Throws IndexError for
 /// an axis out of range. Example: a power table `st::cumprod(t.expand({n, m}), 1)`.
 template <Diffable T>

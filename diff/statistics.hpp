@@ -17,18 +17,23 @@ namespace strata {
 /// range. Example: `st::mean(x, {0})` averages the rows.
 template <Diffable T>
 T mean(const T& x, const Shape& axes = {}, bool keepdims = false) {
-  const Shape ax = detail::reduce_axes(axes, x.shape().ndim());
-  int64_t count = 1;
-  for (int64_t a : ax) count *= x.shape()[std::size_t(normalize_axis(a, x.shape(), "mean"))];
-  return sum(detail::float_input(x), ax, keepdims) / double(count);
+  const Shape ax = detail::checked_axes(axes, x.shape(), "mean");
+  return sum(detail::float_input(x), ax, keepdims) / double(detail::reduced_count(x.shape(), ax));
 }
 /// The population variance over `axes` (ddof 0, like numpy.var and jnp.var; every axis
-/// when empty); integer and bool inputs give f32. Example: `st::var(x, {1})`.
+/// when empty); integer and bool inputs give f32. The corrected two-pass formula (Chan,
+/// Golub and LeVeque): mean(d^2) - mean(d)^2 with d = x - mean(x), whose second term takes
+/// out the rounding error of the mean, which the square would otherwise add (f32 data far
+/// from 0: 1000 + small steps had var 0.3% off). Example: `st::var(x, {1})`.
 template <Diffable T>
 T var(const T& x, const Shape& axes = {}, bool keepdims = false) {
   detail::checked_axes(axes, x.shape(), "var");
   const T d = detail::float_input(x) - mean(x, axes, true);
-  return mean(d * d, axes, keepdims);
+  const T drift = mean(d, axes, keepdims);
+  // >= 0 in exact arithmetic; rounding can leave -tiny where every d is the same (a where,
+  // not a maximum, so the derivative at 0 is whole, as var's Hessian at constant x needs).
+  const T v = mean(d * d, axes, keepdims) - drift * drift;
+  return where(v < 0, 0, v);
 }
 /// The population standard deviation, sqrt(var(x, axes, keepdims)).
 /// Example: `st::std(x)`.

@@ -56,23 +56,6 @@ void check_param_shape(const Shape& got, const Shape& expected, const std::strin
   }
 }
 
-void check_indices(const Tensor& idx, int64_t n, std::string_view op) {
-  if (!idx.defined()) fail<ValueError>(op, "undefined index tensor");
-  if (idx.dtype() != i32 && idx.dtype() != i64) {
-    fail<DTypeError>(op, "indices have dtype ", dtype_name(idx.dtype()), ", need i32 or i64");
-  }
-  if (idx.numel() == 0) return;
-  // Reads the indices: an effect, so that a jit plan checks them again on every call.
-  raw::trace::effect(op, {idx.raw()}, [n, op = std::string(op)](auto in) {
-    const Tensor i(in[0]);
-    const int64_t lo = min(i).item<int64_t>(), hi = max(i).item<int64_t>();
-    if (lo < 0 || hi >= n) {
-      fail<IndexError>(op, "index ", lo < 0 ? lo : hi, " is out of range [0, ", n,
-                       ") (indices of shape ", i.shape(), ")");
-    }
-  });
-}
-
 }  // namespace detail
 
 namespace {

@@ -64,8 +64,6 @@ namespace detail {
 void check_linear_input(const Shape& x, int64_t in_features, std::string_view op);
 void check_param_shape(const Shape& got, const Shape& expected, const std::string& name,
                        std::string_view op);
-/// Throws unless idx is an integer tensor whose values all lie in [0, n).
-void check_indices(const Tensor& idx, int64_t n, std::string_view op);
 }  // namespace detail
 
 // --- Linear -----------------------------------------------------------------
@@ -169,7 +167,7 @@ class Embedding {
   T operator()(const ParamsOf<T>& p, const Tensor& indices) const {
     const T& w = parameter(p, weight_name_, "Embedding");
     detail::check_param_shape(w.shape(), {num_, dim_}, weight_name_, "Embedding");
-    detail::check_indices(indices, num_, "Embedding");
+    strata::detail::check_positions(indices, num_, "Embedding");
     return take(w, indices, 0);
   }
 

@@ -4,6 +4,27 @@
 /// factorisation and the SVD.
 #include "diff/linalg/factor.hpp"
 
+namespace strata::detail {
+
+/// linalg::slogdet(a), its errors naming op (slogdet, det, logdet).
+template <Diffable T>
+std::pair<T, T> slogdet_as(std::string_view op, const T& a) {
+  require_square(op, a);
+  auto [f, pivots, perm] = lu_for(op, detach(a));
+  const T d = diagonal(f, 0, -2, -1);
+  const T logabsdet = Prims<T>::logabsdet(a, f, perm);
+  // The sign: (-1)^(row swaps + negative pivots), 0 with a zero pivot; integers throughout.
+  const int64_t n = a.shape()[a.shape().ndim() - 1];
+  const T swaps = sum(pivots != arange(0, double(n), 1, i64, a.device()), {-1});
+  const T flips = swaps + sum(d < 0, {-1});
+  const auto [count, two] = operands(flips, int64_t{2}, op);
+  const T odd = flips - Prims<T>::binary(BinaryOp::div, count, two) * int64_t{2};  // truncating
+  const T sign = where(sum(d == 0, {-1}) > 0, 0, cast(1 - odd * 2, a.dtype()));
+  return {sign, logabsdet};
+}
+
+}  // namespace strata::detail
+
 namespace strata::linalg {
 
 /// The sign and the natural log of the absolute value of the determinant of square matrices
@@ -14,18 +35,7 @@ namespace strata::linalg {
 /// derivative). Example: `auto [sign, logabsdet] = st::linalg::slogdet(a);`.
 template <Diffable T>
 std::pair<T, T> slogdet(const T& a) {
-  detail::require_square("slogdet", a);
-  auto [f, pivots, perm] = lu(detail::detach(a));
-  const T d = diagonal(f, 0, -2, -1);
-  const T logabsdet = Prims<T>::logabsdet(a, f, perm);
-  // The sign: (-1)^(row swaps + negative pivots), 0 with a zero pivot; integers throughout.
-  const int64_t n = a.shape()[a.shape().ndim() - 1];
-  const T swaps = sum(pivots != arange(0, double(n), 1, i64, a.device()), {-1});
-  const T flips = swaps + sum(d < 0, {-1});
-  const auto [count, two] = detail::operands(flips, int64_t{2}, "slogdet");
-  const T odd = flips - Prims<T>::binary(BinaryOp::div, count, two) * int64_t{2};  // truncating
-  const T sign = where(sum(d == 0, {-1}) > 0, 0, cast(1 - odd * 2, a.dtype()));
-  return {sign, logabsdet};
+  return detail::slogdet_as("slogdet", a);
 }
 
 /// The determinant of square matrices [..., n, n] (numpy.linalg.det): sign * exp(logabsdet)
@@ -33,7 +43,7 @@ std::pair<T, T> slogdet(const T& a) {
 /// is not finite. Example: `st::linalg::det(a)`.
 template <Diffable T>
 T det(const T& a) {
-  auto [sign, logabsdet] = slogdet(a);
+  auto [sign, logabsdet] = detail::slogdet_as("det", a);
   return sign * exp(logabsdet);
 }
 
@@ -43,7 +53,7 @@ T det(const T& a) {
 /// Example: `st::linalg::logdet(K)`.
 template <Diffable T>
 T logdet(const T& a) {
-  auto [sign, logabsdet] = slogdet(a);
+  auto [sign, logabsdet] = detail::slogdet_as("logdet", a);
   return where(sign < 0, std::numeric_limits<double>::quiet_NaN(), logabsdet);
 }
 

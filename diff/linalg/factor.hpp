@@ -33,6 +33,25 @@ std::tuple<T, T, T> lu(const T& a) {
   return {std::move(f), std::move(pivots), std::move(perm)};
 }
 
+}  // namespace strata::linalg
+
+namespace strata::detail {
+/// linalg::lu(a) inside `op` (det, solve, inv, ...): a LinAlgError of the factorisation (a
+/// NaN or an infinity in a) names op rather than lu.
+template <Diffable T>
+std::tuple<T, T, T> lu_for(std::string_view op, const T& a) {
+  try {
+    return linalg::lu(a);
+  } catch (const LinAlgError& e) {
+    std::string_view what = e.what();
+    if (what.starts_with("lu: ")) what.remove_prefix(4);
+    fail<LinAlgError>(op, what, " (found by its LU factorisation)");
+  }
+}
+}  // namespace strata::detail
+
+namespace strata::linalg {
+
 /// The eigenvalues, ascending, and orthonormal eigenvectors (as columns) of symmetric matrices
 /// [..., n, n]: {w [..., n], v [..., n, n]} with a v = v diag(w) (numpy.linalg.eigh). The input
 /// is symmetrised first, as JAX does. Derivatives: the eigenvalues' are defined everywhere

@@ -41,7 +41,7 @@ requires detail::Operands<A, B> common_level_t<A, B> solve(const A& a, const B& 
   if (vector) y = unsqueeze(y, -1);
   detail::require_rhs_fits("solve", x.shape(), y.shape(), true);
   std::tie(x, y) = detail::linalg_operands(x, y, "solve");
-  auto [f, pivots, perm] = lu(x);
+  auto [f, pivots, perm] = detail::lu_for("solve", x);
   const R d = diagonal(f, 0, -2, -1);
   detail::require_nonzero_diagonal("solve", detail::stored(d));
   const R z = Prims<R>::triangular_solve(f, detail::permute_rows(y, perm),
@@ -73,7 +73,7 @@ requires detail::Operands<A, B> common_level_t<A, B> cho_solve(const A& l, const
 template <Diffable T>
 T inv(const T& a) {
   detail::require_square("inv", a);
-  auto [f, pivots, perm] = lu(detail::detach(a));
+  auto [f, pivots, perm] = detail::lu_for("inv", detail::detach(a));
   detail::require_nonzero_diagonal("inv", detail::stored(diagonal(f, 0, -2, -1)));
   return Prims<T>::lu_inverse(a, f, perm);
 }
