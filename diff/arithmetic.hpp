@@ -32,8 +32,8 @@ requires detail::Operands<A, B> common_level_t<A, B> mul(const A& a, const B& b)
 }
 /// Elementwise max(a, b). The operands are tensors of any level or C++ numbers: they
 /// broadcast like NumPy (ShapeError when they do not), promote like PyTorch, and the
-/// result has their common level. Example: `st::maximum(x, 0.0)` is relu; NaN in either operand
-/// gives NaN.
+/// result has their common level. Example: `st::maximum(x, 0.0)` (relu's values; its
+/// derivative at 0 is 0.5, the tie split, where relu's is 0); NaN in either operand gives NaN.
 template <class A, class B>
 requires detail::Operands<A, B> common_level_t<A, B> maximum(const A& a, const B& b) {
   return detail::lifted_binary(BinaryOp::maximum, a, b);

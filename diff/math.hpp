@@ -4,6 +4,7 @@
 /// erf (float; integer and bool inputs give f32), abs and sign (any numeric dtype),
 /// and clamp.
 #include "diff/arithmetic.hpp"
+#include "diff/comparison.hpp"
 
 namespace strata {
 
@@ -78,11 +79,14 @@ T sign(const T& x) {
 }
 /// Elementwise min(max(x, lo), hi) with the bounds C++ numbers, promoting as maximum and
 /// minimum do (torch.clamp): an integer x with integer bounds stays integer, with floating
-/// bounds becomes f32; a float x keeps its dtype. The derivative is 1 inside [lo, hi] and 0
-/// outside. Example: `st::clamp(p, 1e-7, 1.0 - 1e-7)`, `st::clamp(labels, 0, 9)`.
+/// bounds becomes f32; a float x keeps its dtype. The derivative is 1 inside [lo, hi], the
+/// bounds included (as torch.clamp: not maximum's even split of a tie), and 0 outside; NaN
+/// stays NaN; lo > hi gives hi everywhere. Example: `st::clamp(p, 1e-7, 1.0 - 1e-7)`,
+/// `st::clamp(labels, 0, 9)`.
 template <Diffable T, class L, class H>
 requires Scalar<L> && Scalar<H> T clamp(const T& x, L lo, H hi) {
-  return minimum(maximum(x, lo), hi);
+  if (double(lo) > double(hi)) return clamp(x, hi, hi);  // min(max(x, lo), hi) is hi
+  return where(x > hi, hi, where(x < lo, lo, x));
 }
 
 // --- the Ops mixin's methods ------------------------------------------------------------

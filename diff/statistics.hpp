@@ -35,13 +35,6 @@ T var(const T& x, const Shape& axes = {}, bool keepdims = false) {
   const T v = mean(d * d, axes, keepdims) - drift * drift;
   return where(v < 0, 0, v);
 }
-/// The population standard deviation, sqrt(var(x, axes, keepdims)).
-/// Example: `st::std(x)`.
-template <Diffable T>
-T std(const T& x, const Shape& axes = {}, bool keepdims = false) {
-  detail::checked_axes(axes, x.shape(), "std");
-  return sqrt(var(x, axes, keepdims));
-}
 namespace detail {
 /// sqrt(s) of a sum of squares, with derivative 0 where s == 0 (the subgradient of
 /// the norm at 0, not inf * 0 = NaN): a "double where", so the sqrt that runs at
@@ -52,6 +45,14 @@ T norm_sqrt(const T& s) {
   return where(zero, 0, sqrt(where(zero, 1, s)));
 }
 }  // namespace detail
+/// The population standard deviation, sqrt(var(x, axes, keepdims)). Where x is constant along
+/// the axes its derivatives are 0 (a subgradient, as norm's at 0), not NaN.
+/// Example: `st::std(x)`.
+template <Diffable T>
+T std(const T& x, const Shape& axes = {}, bool keepdims = false) {
+  detail::checked_axes(axes, x.shape(), "std");
+  return detail::norm_sqrt(var(x, axes, keepdims));
+}
 
 /// The Frobenius (2-) norm of all elements, a 0-d tensor; integer and bool inputs give
 /// f32. Its gradient at x = 0 is 0 (a subgradient), not NaN. Example: `st::norm(g)`.

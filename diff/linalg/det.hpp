@@ -31,16 +31,18 @@ namespace strata::linalg {
 /// [..., n, n] (numpy.linalg.slogdet): {sign [...], logabsdet [...]}, through the LU
 /// factorisation: logabsdet = sum(log|U_ii|), its gradient a^-T made from the same factors
 /// (the factorisation is never differentiated). A singular matrix gives sign 0 and logabsdet
-/// -inf (no error, as NumPy); its gradient there is a LinAlgError. The sign is a constant (no
-/// derivative). Example: `auto [sign, logabsdet] = st::linalg::slogdet(a);`.
+/// -inf (no error, as NumPy); its gradient there is a LinAlgError, as is a NaN or an infinity
+/// in a (NumPy would return NaN). The sign is a constant (no derivative). Example: `auto [sign,
+/// logabsdet] = st::linalg::slogdet(a);`.
 template <Diffable T>
 std::pair<T, T> slogdet(const T& a) {
   return detail::slogdet_as("slogdet", a);
 }
 
 /// The determinant of square matrices [..., n, n] (numpy.linalg.det): sign * exp(logabsdet)
-/// of slogdet; its gradient det(a) a^-T. At a singular matrix the value is 0 and the gradient
-/// is not finite. Example: `st::linalg::det(a)`.
+/// of slogdet; its gradient det(a) a^-T. At a singular matrix the value is 0 and a derivative
+/// is a LinAlgError (a^-T does not exist there; the adjugate it stands for is not computed).
+/// Example: `st::linalg::det(a)`.
 template <Diffable T>
 T det(const T& a) {
   auto [sign, logabsdet] = detail::slogdet_as("det", a);

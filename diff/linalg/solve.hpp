@@ -30,7 +30,8 @@ requires detail::Operands<A, B> common_level_t<A, B> solve_triangular(const A& a
 /// matrix, as torch.linalg.solve reads it: b.ndim == 1 or b's shape is a's without the last
 /// dim); batch dims broadcast (numpy.linalg.solve). Through the LU factorisation: its
 /// derivative is more solves with the same factors. Throws LinAlgError naming the batch
-/// element when a matrix is singular (a zero pivot), ShapeError for shapes that do not fit.
+/// element when a matrix is singular (a zero pivot) or holds a NaN or an infinity (NumPy
+/// would return NaN), ShapeError for shapes that do not fit.
 /// Example: `st::Tensor step = st::linalg::solve(H, g);`.
 template <class A, class B>
 requires detail::Operands<A, B> common_level_t<A, B> solve(const A& a, const B& b) {
@@ -68,8 +69,8 @@ requires detail::Operands<A, B> common_level_t<A, B> cho_solve(const A& l, const
 
 /// The inverse of square matrices [..., n, n] (numpy.linalg.inv), from the LU factors as
 /// LAPACK's getri (2 n^3 in all); its derivative -a^-1 da a^-1 reuses the inverse. Throws
-/// LinAlgError for a singular matrix. Prefer solve to multiplying by inv. Example:
-/// `st::linalg::inv(a)`.
+/// LinAlgError for a singular matrix or one holding a NaN or an infinity. Prefer solve to
+/// multiplying by inv. Example: `st::linalg::inv(a)`.
 template <Diffable T>
 T inv(const T& a) {
   detail::require_square("inv", a);

@@ -109,6 +109,36 @@ TEST_CASE("clamp promotes with its bounds as torch.clamp", "[diff]") {
   CHECK(st::clamp(i32, int64_t{-7}, 2).dtype() == st::i32);
   CHECK(st::clamp(i32, int64_t{-7}, 2).to_vector<int32_t>() == std::vector<int32_t>{-5, 2});
   CHECK(st::clamp(vec<double>({-2.0, 2.0}), -1, 1).dtype() == st::f64);
+  // lo > hi: hi everywhere, as min(max(x, lo), hi).
+  CHECK(st::clamp(vec<double>({0.0, 2.0, 5.0}), 3.0, 1.0).to_vector<double>() ==
+        std::vector<double>{1, 1, 1});
+  CHECK(std::isnan(st::clamp(vec<double>({std::nan("")}), 0.0, 1.0).item<double>()));
+}
+
+TEST_CASE("clamp's derivative is 1 at its bounds, as torch.clamp's", "[diff]") {
+  const st::Tensor x = vec<double>({-1.0, 2.0, 0.5, -3.0, 5.0});
+  auto f = [](const auto& v) { return st::sum(st::clamp(v, -1.0, 2.0)); };
+  const std::vector<double> want = {1, 1, 1, 0, 0};
+  CHECK(st::grad(f, x).to_vector<double>() == want);
+  CHECK(st::jacfwd(f, x).to_vector<double>() == want);
+  auto g = [](const auto& v) { return st::sum(st::clamp(v, 1.0, 1.0)); };
+  CHECK(st::grad(g, vec<double>({1.0})).item<double>() == 1.0);
+  // d^2/dx^2 of clamp(x) * x is 2 inside the bounds (their points included), 0 outside.
+  auto h = [](const auto& v) { return st::sum(st::clamp(v, -1.0, 2.0) * v); };
+  const std::vector<double> hd = st::diagonal(st::hessian(h, x)).to_vector<double>();
+  CHECK(hd == std::vector<double>{2, 2, 2, 0, 0});
+}
+
+TEST_CASE("std's derivatives at a constant input are 0, not NaN", "[diff]") {
+  const st::Tensor x = vec<double>({2.0, 2.0, 2.0});
+  auto f = [](const auto& v) { return st::std(v); };
+  CHECK(st::grad(f, x).to_vector<double>() == std::vector<double>{0, 0, 0});
+  for (const double v : st::hessian(f, x).to_vector<double>()) CHECK(v == 0.0);
+  // Elsewhere the usual (x - mean) / (n std).
+  const std::vector<double> g = st::grad(f, vec<double>({1.0, 2.0, 3.0})).to_vector<double>();
+  const double s = std::sqrt(2.0 / 3.0);
+  CHECK(g[0] == Approx(-1.0 / (3 * s)));
+  CHECK(g[2] == Approx(1.0 / (3 * s)));
 }
 
 TEST_CASE("integer C++ scalars beyond 2^53 stay exact", "[diff]") {
