@@ -60,11 +60,13 @@ T cross_entropy(const T& logits, const Tensor& labels, int64_t ignore_index) {
 
 /// Binary cross-entropy from logits x and targets t in [0, 1] of the same
 /// shape: mean(softplus(x) - x t), which equals -t log(sigmoid(x)) - (1 - t)
-/// log(1 - sigmoid(x)) without overflow or log(0) for any x.
+/// log(1 - sigmoid(x)) without overflow or log(0) for any x. Summed as
+/// (max(x, 0) - x t) + log1p(e^-|x|), exact first, so a confident right answer
+/// keeps its digits (f32 x = 10, t = 1: 4.5400e-5, not softplus(10) - 10's 4.58e-5).
 template <Diffable T, Diffable Y>
 common_level_t<T, Y> binary_cross_entropy(const T& logits, const Y& targets) {
   detail::check_same_shape(logits.shape(), targets.shape(), "binary_cross_entropy");
-  return mean(softplus(logits) - logits * targets);
+  return mean((maximum(logits, 0) - logits * targets) + log1p(exp(-abs(logits))));
 }
 
 /// The fraction of rows of logits [n, classes] whose argmax equals the label (in [0, 1]).

@@ -109,6 +109,10 @@ TEST_CASE("binary_cross_entropy from logits: value, gradient, extreme logits", "
   const st::Tensor g =
       st::grad([&](const auto& v) { return nn::binary_cross_entropy(v, ones); }, big);
   require_close(g, {-0.5, 0.0});
+  // A confident right answer keeps its digits in f32: log(1 + e^-10) = 4.5398899e-5.
+  const st::Tensor ten = st::full({1}, 10.0, st::f32), one = st::full({1}, 1.0, st::f32);
+  CHECK(double(nn::binary_cross_entropy(ten, one).item<float>()) ==
+        Approx(4.5398899e-5).epsilon(1e-6));
   CHECK_THROWS_AS(nn::binary_cross_entropy(X, tensor(t, {2, 5})), st::ShapeError);
 }
 
