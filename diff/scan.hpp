@@ -77,9 +77,8 @@ T scan_along(const T& x, std::optional<int64_t> axis, BinaryOp op, double unit,
 
 /// The running sum of x along `axis` (numpy.cumsum): element i is x_0 + ... + x_i. Without an
 /// axis, the running sum of x flattened (row-major), as numpy's axis=None. Bools and i32 give
-/// i64.
-/// Differentiable (its transpose is the running sum from the other end). Throws IndexError for
-/// an axis out of range. Example: `st::cumsum(x, 1)`, `x.cumsum(-1)`.
+/// i64. Differentiable (its transpose is the running sum from the other end). Throws
+/// IndexError for an axis out of range. Example: `st::cumsum(x, 1)`, `x.cumsum(-1)`.
 template <Diffable T>
 T cumsum(const T& x, std::optional<int64_t> axis = std::nullopt) {
   return detail::scan_along(x, axis, BinaryOp::add, 0.0, "cumsum");
@@ -87,9 +86,9 @@ T cumsum(const T& x, std::optional<int64_t> axis = std::nullopt) {
 
 /// The running product of x along `axis` (numpy.cumprod): element i is x_0 * ... * x_i. Without
 /// an axis, the running product of x flattened; bools and i32 give i64. Differentiable and
-/// exact where x has zeros: the
-/// derivative is built from the partial products, never by dividing by x. Throws IndexError for
-/// an axis out of range. Example: a power table `st::cumprod(t.expand({n, m}), 1)`.
+/// exact where x has zeros: the derivative is built from the partial products, never by
+/// dividing by x. Throws IndexError for an axis out of range. Example: a power table
+/// `st::cumprod(t.expand({n, m}), 1)`.
 template <Diffable T>
 T cumprod(const T& x, std::optional<int64_t> axis = std::nullopt) {
   return detail::scan_along(x, axis, BinaryOp::mul, 1.0, "cumprod");
