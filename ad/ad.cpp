@@ -86,6 +86,15 @@ void require_single_element(const Shape& shape, std::string_view op) {
   }
 }
 
+void require_gradient_output(const Shape& shape, DType dtype, std::string_view op) {
+  require_single_element(shape, op);
+  if (!is_floating(dtype)) {
+    fail<DTypeError>(op, "the function's output has dtype ", dtype_name(dtype),
+                     ", which carries no derivative; ", op,
+                     " needs a float output (differentiate the float value it came from)");
+  }
+}
+
 void require_rule_value(const std::string& fn, std::string_view what, int index,
                         const Shape& want_shape, DType want_dtype, const Shape& shape,
                         DType dtype) {

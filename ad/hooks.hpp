@@ -35,7 +35,7 @@ auto value_and_grad_with_hook(F f, H on_final, Argnums<I...>, const X0& x0, cons
     return detail::ill_formed<std::pair<T, T>>();
   } else {
     auto [args, out] = detail::record<Sel>(f, "grad", x0, xs...);
-    detail::require_single_element(out.shape(), "grad");
+    detail::require_gradient_output(out.shape(), out.dtype(), "grad");
     // The chosen leaves in index order, and each one's index by node id.
     std::vector<const Reverse<T>*> leaves;
     auto collect = [&](const Reverse<T>& w) {

@@ -224,8 +224,8 @@ auto jacrev(F f, Argnums<I...>) {
 /// The Hessian of f with respect to the arguments `st::argnums<I...>` chooses, computed as
 /// jacfwd(jacrev(f)), as JAX's and torch.func's hessian: f's output dims first, then the
 /// argument's dims twice. For one index the argument's Hessian, a tensor's of shape
-/// f(xs...).shape() ++ x.shape() ++ x.shape() (x.shape() ++ x.shape() when f returns one
-/// element; [4, 3, 3] for f: [3] -> [4], H[i] the Hessian of f(x)[i]); for several, the
+/// f(xs...).shape() ++ x.shape() ++ x.shape() (x.shape() ++ x.shape() when f returns a 0-d
+/// value; [4, 3, 3] for f: [3] -> [4], H[i] the Hessian of f(x)[i]); for several, the
 /// blocks as a tuple of tuples, H_ij = d2 f / dx_i dx_j of shape out ++ x_i.shape() ++
 /// x_j.shape(). Trees of arguments give trees of blocks, and an f returning a tree a tree of
 /// those (outermost), as st::jacfwd. Example: `auto [hx, hy] = st::hessian(f, st::argnums<0,
@@ -237,8 +237,9 @@ auto hessian(F f, Argnums<I...> sel, const X0& x0, const X&... xs) {
 
 /// The Hessian of f with respect to every argument, as jacfwd(jacrev(f)): for one float tensor
 /// x, shape f(x).shape() ++ x.shape() ++ x.shape() (x.shape() ++ x.shape() for an f returning
-/// one element); for several, the blocks ((Hxx, Hxy), (Hyx, Hyy)) as tuples. Example:
-/// `st::hessian(f, x)` for x of shape [n] and f returning one element gives [n, n].
+/// a 0-d value, [1] ++ x.shape() ++ x.shape() for a [1] one, as JAX); for several, the blocks
+/// ((Hxx, Hxy), (Hyx, Hyy)) as tuples. Example: `st::hessian(f, x)` for x of shape [n] and
+/// f returning a 0-d value gives [n, n].
 template <class F, class X0, class... X>
 requires(!detail::ArgnumsChoice<X0>) auto hessian(F f, const X0& x0, const X&... xs) {
   return hessian(std::move(f), detail::all_argnums<1 + sizeof...(X)>(), x0, xs...);

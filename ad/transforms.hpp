@@ -35,6 +35,9 @@ void require_float_leaf(DType dtype, std::string_view op);
 void require_matching_tangent(const Shape& primal_shape, DType primal_dtype, const Shape& shape,
                               DType dtype, std::string_view op, std::string_view what);
 void require_single_element(const Shape& shape, std::string_view op);
+/// require_single_element, and a float dtype (an integer or bool output has no gradient:
+/// DTypeError rather than zeros).
+void require_gradient_output(const Shape& shape, DType dtype, std::string_view op);
 
 /// Declared, never defined: stands in for a result after a failed static_assert (or
 /// another error already reported), so that the compiler reports that one message and
@@ -219,10 +222,10 @@ auto vjp(F f, const X0& x0, const X&... xs) {
   return std::pair{out.primal(), pullback};
 }
 
-/// (f(xs...), gradient(s)) in one pass, for f returning one element (ShapeError otherwise),
-/// with respect to the arguments `st::argnums<I...>` chooses (the others are constants):
-/// one gradient for one index, a tuple in the order given for several.
-/// Example: `auto [loss, gw] = st::value_and_grad(loss_fn, st::argnums<0>, w, x);`
+/// (f(xs...), gradient(s)) in one pass, for f returning one float element (ShapeError, DTypeError
+/// otherwise), with respect to the arguments `st::argnums<I...>` chooses (the others are
+/// constants): one gradient for one index, a tuple in the order given for several. Example: `auto
+/// [loss, gw] = st::value_and_grad(loss_fn, st::argnums<0>, w, x);`
 template <class F, int... I, class X0, class... X>
 auto value_and_grad(F f, Argnums<I...> sel, const X0& x0, const X&... xs) {
   using Sel = Argnums<I...>;
@@ -231,22 +234,22 @@ auto value_and_grad(F f, Argnums<I...> sel, const X0& x0, const X&... xs) {
     return detail::ill_formed<std::pair<T, T>>();
   } else {
     auto [args, out] = detail::record<Sel>(f, "grad", x0, xs...);
-    detail::require_single_element(out.shape(), "grad");
+    detail::require_gradient_output(out.shape(), out.dtype(), "grad");
     const T seed = constant_like(out.primal(), 1.0);
     return std::pair{out.primal(), detail::gradients<T>(sel, args, out, seed)};
   }
 }
 
-/// (f(xs...), gradient(s)) in one pass, for f returning one element (ShapeError otherwise).
-/// The gradients have the arguments' shapes, dtypes and tree structure.
-/// Example: `auto [loss, g] = st::value_and_grad(loss_fn, params);`
+/// (f(xs...), gradient(s)) in one pass, for f returning one float element (ShapeError, DTypeError
+/// otherwise). The gradients have the arguments' shapes, dtypes and tree structure. Example: `auto
+/// [loss, g] = st::value_and_grad(loss_fn, params);`
 template <class F, class X0, class... X>
 requires(!detail::ArgnumsChoice<X0>) auto value_and_grad(F f, const X0& x0, const X&... xs) {
   return value_and_grad(std::move(f), detail::all_argnums<1 + sizeof...(X)>(), x0, xs...);
 }
 
-/// The gradient of f, which must return one element (ShapeError otherwise), with respect to
-/// the arguments `st::argnums<I...>` chooses (the others are passed as constants): one
+/// The gradient of f, which must return one float element (ShapeError, DTypeError otherwise), with
+/// respect to the arguments `st::argnums<I...>` chooses (the others are passed as constants): one
 /// gradient for one index, a tuple in the order given for several.
 /// Example: `auto [gx, gz] = st::grad(f, st::argnums<0, 2>, x, y, z);`
 template <class F, int... I, class X0, class... X>
@@ -254,8 +257,8 @@ auto grad(F f, Argnums<I...> sel, const X0& x0, const X&... xs) {
   return value_and_grad(std::move(f), sel, x0, xs...).second;
 }
 
-/// The gradient of f, which must return one element (ShapeError otherwise), with respect to
-/// every argument: one gradient for one argument, a tuple for several, each in its
+/// The gradient of f, which must return one float element (ShapeError, DTypeError otherwise), with
+/// respect to every argument: one gradient for one argument, a tuple for several, each in its
 /// argument's tree structure, shape and dtype. Arguments must be float tensors (DTypeError)
 /// or trees of them. Example: `st::Tensor g = st::grad([](auto x) { return st::sum(x * x); }, x);`
 template <class F, class X0, class... X>

@@ -162,7 +162,11 @@ struct Reshape {
   template <Diffable T>
   Batched<T> batch(const Batched<T>& x) const {
     if (!x.batched()) return Batched<T>(Prims<T>::reshape(x.value(), shape));
-    T r = Prims<T>::reshape(x.value(), detail::with_batch(x.batch_size(), shape));
+    // A -1 is resolved against one example: with the batch axis in front, a batch of 0
+    // examples would leave it undetermined.
+    const Shape example = x.shape();
+    const Shape one = infer_reshape(shape, checked_numel(example, "reshape"), example, "reshape");
+    T r = Prims<T>::reshape(x.value(), detail::with_batch(x.batch_size(), one));
     // Reshaping the examples keeps each one's elements in order: still the identity basis.
     return x.is_identity() ? Batched<T>::identity(std::move(r)) : batching::batched(std::move(r));
   }

@@ -38,6 +38,19 @@ TEST_CASE("grad of a function with more than one output element", "[ad]") {
   CHECK(g.to_vector<double>() == Vec(6, 1.0));
 }
 
+TEST_CASE("grad of a function with an integer or bool output", "[ad]") {
+  // No derivative flows through an integer or a comparison: an error, not zeros (as JAX).
+  const st::Tensor x = f64s({0.5, -1.0, 2.0}, {3});
+  CHECK_THAT(message_of<st::DTypeError>(
+                 [&] { st::grad([](const auto& a) { return st::argmax(a, 0); }, x); }),
+             Contains("grad") && Contains("i64") && Contains("float output"));
+  CHECK_THAT(message_of<st::DTypeError>([&] {
+               st::value_and_grad([](const auto& a) { return st::sum(a).cast(st::i64); }, x);
+             }),
+             Contains("i64"));
+  CHECK_THROWS_AS(st::grad([](const auto& a) { return st::sum(a) > 0.0; }, x), st::DTypeError);
+}
+
 TEST_CASE("values from two different transform calls combined", "[ad]") {
   const st::Tensor x = f64s({0.5, -1.0, 2.0}, {3});
   SECTION("a value leaked out of one grad call used in another") {

@@ -48,6 +48,16 @@ TEST_CASE("vmap: movement", "[ad][vmap]") {
   }
 }
 
+TEST_CASE("vmap: reshape with -1 over a batch of 0 examples", "[ad][vmap]") {
+  // The -1 is one example's: [0, 3] examples of [3] become [0, 3, 1], as JAX resolves it.
+  auto f = [](const auto& x) { return st::reshape(x, {-1, 1}); };
+  CHECK(st::vmap(f)(st::zeros({0, 3}, st::f64)).shape() == st::Shape{0, 3, 1});
+  CHECK(st::vmap(f)(st::zeros({2, 3}, st::f64)).shape() == st::Shape{2, 3, 1});
+  const st::Tensor w = st::ones({2, 3}, st::f64);
+  auto jac = st::jacrev([&](const auto& x) { return st::tanh(st::matmul(w, x)); });
+  CHECK(st::vmap(jac)(st::zeros({0, 3}, st::f64)).shape() == st::Shape{0, 2, 3});
+}
+
 TEST_CASE("vmap: indexing with constant indices", "[ad][vmap]") {
   const st::Tensor idx = st::testing::i64s({2, 0, 2, 1}, {4});
   SECTION("take (index_select)") {
