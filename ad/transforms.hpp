@@ -95,7 +95,8 @@ decltype(auto) call_function(F& f, const A&... args) {
                   "(st::Reverse<T>, st::Forward<T>, st::Batched<T>), one per argument, not with "
                   "st::Tensor: write the function as a generic lambda, "
                   "[](const auto& x) { ... }, or a template, "
-                  "template <class T> T f(const T& x)");
+                  "template <class T> T f(const T& x); st::jvp and st::hvp pass a tree (a "
+                  "tuple of tensors) as ONE argument, so f must take one parameter there");
     return ill_formed<Out>();
   } else if constexpr (std::is_invocable_v<F&, const A&...>) {
     return std::invoke(f, args...);
