@@ -71,6 +71,8 @@ std::vector<RawTensor> jit_run(const tracing::Plan& plan, std::span<const RawTen
 
 std::string jit_explain(const tracing::Plan& plan) { return plan.explain(); }
 
+bool jit_current(const tracing::Plan& plan) { return plan.current(); }
+
 std::vector<JitLeaf> jit_signature(std::span<const RawTensor> leaves) {
   std::vector<JitLeaf> sig;
   sig.reserve(leaves.size());

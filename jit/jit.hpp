@@ -13,9 +13,12 @@
 /// on a traced tensor's value (item(), to_vector()) is an error at tracing, since the plan
 /// could not replay it. Tensors f captures (parameters in its closure) are read at every call
 /// through their storage: in-place updates (an optimiser's step, add_) are seen; assigning the
-/// captured variable a new tensor is an error at the next call.
+/// captured variable a new tensor is an error at the next call. A captured tensor f reads on
+/// the host (`scale.item()`) fixes that value into the plan: once the program writes or drops
+/// that tensor, the next call traces again (and f writing it after reading it is an error).
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -80,6 +83,19 @@ struct JitSlot {
   bool operator==(const JitSlot&) const = default;
 };
 
+/// A floating-point argument in a key. == would share one plan between 0.0 and -0.0 (whose
+/// results differ: 1 / -0.0) and never find a plan traced for a NaN: keys are equal when the
+/// values are the same value, sign of zero included, or both NaN.
+template <std::floating_point X>
+struct JitFloat {
+  X value;  ///< the argument
+  /// The same value: equal and of the same sign, or both NaN.
+  bool operator==(const JitFloat& o) const {
+    if (std::isnan(value) || std::isnan(o.value)) return std::isnan(value) && std::isnan(o.value);
+    return value == o.value && std::signbit(value) == std::signbit(o.value);
+  }
+};
+
 /// Counts a call for jit_stats(): kind 0 eager, 1 hit, 2 trace (with the plan's counts).
 void count_jit_call(int kind, const tracing::Plan* plan = nullptr);
 /// Whether a trace is recording on this thread (a jitted function called inside one runs f).
@@ -92,6 +108,9 @@ std::shared_ptr<const tracing::Plan> jit_trace(
 std::vector<RawTensor> jit_run(const tracing::Plan& plan, std::span<const RawTensor> leaves);
 /// The plan's listing (tracing::Plan::explain).
 std::string jit_explain(const tracing::Plan& plan);
+/// Whether the values the function read on the host while plan was traced still hold
+/// (tracing::Plan::current).
+bool jit_current(const tracing::Plan& plan);
 
 template <class X>
 struct is_std_vector : std::false_type {};
@@ -135,7 +154,8 @@ constexpr bool jit_plain() {
 }
 
 /// The cache key of an argument: its tree with every tensor a JitSlot (the tensor appended to
-/// `leaves`) and every other value copied (it is compared with == on later calls).
+/// `leaves`) and every other value copied (it is compared with == on later calls; a float or a
+/// double as a JitFloat).
 template <class X>
 auto jit_key(const X& x, std::vector<RawTensor>& leaves) {
   if constexpr (std::is_same_v<X, Tensor>) {
@@ -156,6 +176,8 @@ auto jit_key(const X& x, std::vector<RawTensor>& leaves) {
     return out;
   } else if constexpr (is_tuple_like<X>::value) {
     return std::apply([&](const auto&... e) { return std::make_tuple(jit_key(e, leaves)...); }, x);
+  } else if constexpr (std::is_floating_point_v<X>) {
+    return JitFloat<X>{x};
   } else {
     static_assert(std::equality_comparable<X> && std::copy_constructible<X>,
                   "st::jit: a non-tensor argument is part of the cache key, so it must be "
@@ -298,6 +320,10 @@ class Jit {
       for (std::size_t i = 0; i < es.size(); ++i) {
         auto e = std::dynamic_pointer_cast<E>(es[i]);
         if (!e || e->leaves != sig || !(e->key == key)) continue;
+        if (!detail::jit_current(*e->plan)) {  // a value it read on the host changed: trace again
+          es.erase(es.begin() + std::ptrdiff_t(i));
+          break;
+        }
         std::rotate(es.begin(), es.begin() + std::ptrdiff_t(i), es.begin() + std::ptrdiff_t(i) + 1);
         detail::count_jit_call(1);
         return {e, std::nullopt};
@@ -328,7 +354,8 @@ class Jit {
 };
 
 /// f traced once per signature (the shapes, strides, dtypes and devices of its tensor
-/// arguments, their trees, and its non-tensor arguments' values) and replayed as a plan.
+/// arguments, their trees, and its non-tensor arguments' values: 0.0 and -0.0 are two, every
+/// NaN one) and replayed as a plan.
 /// Wraps anything: `st::jit(st::value_and_grad(loss))`, a whole training step.
 /// Example: `auto step = st::jit([&](const st::Tensor& x) { return st::grad(f)(x); });`
 template <class F>

@@ -57,6 +57,16 @@ std::size_t bytes_of(const TraceRef& r) {
 }  // namespace
 
 Plan::Plan(Trace trace) : trace_(std::move(trace)) {
+  for (const auto& [held, version] : trace_.host_reads) {
+    const std::shared_ptr<Storage> storage = held.lock();
+    if (storage && storage->version() != version) {
+      fail<ValueError>("jit",
+                       "the function reads a captured tensor's value on the host (item(), "
+                       "to_vector()) and then writes that tensor in place: a plan would "
+                       "replay the value read at tracing. Pass the value as a non-tensor "
+                       "argument, or keep it in a C++ variable");
+    }
+  }
   const std::size_t n = trace_.steps.size(), sources = trace_.sources.size();
   // Sources written in place: their value changes during a call, so nothing reading them folds.
   std::vector<bool> written(sources, false);
@@ -198,6 +208,19 @@ Plan::Plan(Trace trace) : trace_(std::move(trace)) {
 }
 
 Plan::~Plan() = default;
+
+bool Plan::current() const {
+  for (const auto& [held, version] : trace_.host_reads) {
+    const std::shared_ptr<Storage> storage = held.lock();
+    if (!storage || storage->version() != version) return false;
+    // Held by nothing but this lock and the plan's own sources: the program dropped it (a
+    // variable assigned a new tensor), and f would read another tensor now.
+    long plan_holds = 1;
+    for (const TraceSource& src : trace_.sources) plan_holds += src.storage == storage;
+    if (storage.use_count() <= plan_holds) return false;
+  }
+  return true;
+}
 
 std::vector<RawTensor> Plan::run(std::span<const RawTensor> inputs) const {
   if (inputs.size() != trace_.input_source.size()) {

@@ -16,6 +16,7 @@
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "raw/trace.hpp"
@@ -56,6 +57,10 @@ struct Trace {
   std::vector<TraceStep> steps;       ///< the recorded calls, in order
   std::vector<int32_t> input_source;  ///< the source of each input leaf
   std::vector<TraceRef> outputs;      ///< the function's result leaves
+  /// Captured tensors whose values the function read on the host (item()), with the version
+  /// read: what it did with those values is fixed into the trace.
+  /// (Weak: a tensor the program dropped makes the plan stale, as one it wrote.)
+  std::vector<std::pair<std::weak_ptr<Storage>, uint64_t>> host_reads;
 };
 
 struct FusedGroup;  // jit/fuse.hpp
@@ -76,6 +81,9 @@ class Plan {
   /// A listing of the steps (run, folded or dropped), their operands and results, and the
   /// bytes a call reads and writes.
   std::string explain() const;
+  /// False once a captured tensor the function read on the host (item()) was written or
+  /// dropped by the program: the values fixed into the plan are stale and st::jit traces again.
+  bool current() const;
   /// Steps recorded, run by each call, and folded into constants.
   struct Counts {
     std::size_t recorded = 0;  ///< steps in the trace

@@ -94,6 +94,17 @@ void Recorder::append(std::string_view op, raw::trace::Effect effect, std::vecto
   trace_.steps.push_back(std::move(step));
 }
 
+void Recorder::host_read(const RawTensor& x) {
+  auto it = source_of_.find(x.storage().get());
+  const bool made_here = it != source_of_.end() && trace_.sources[std::size_t(it->second)].kind !=
+                                                       TraceSource::Kind::captured;
+  if (made_here) return;
+  for (const auto& [held, version] : trace_.host_reads) {
+    if (held.lock() == x.storage()) return;
+  }
+  trace_.host_reads.push_back({x.storage(), x.version()});
+}
+
 Trace Recorder::finish(std::span<const RawTensor> outputs) {
   raw::trace::detach(*this);
   for (const RawTensor& y : outputs) {

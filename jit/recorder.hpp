@@ -33,6 +33,9 @@ class Recorder final : public raw::trace::Sink {
               raw::trace::Elementwise ew) override;
   /// Whether x's storage holds a value computed from the inputs.
   bool traced(const RawTensor& x) const override;
+  /// Notes a host read of a tensor the function did not make (a captured one): the plan is
+  /// current only while that tensor keeps the version read (Plan::current).
+  void host_read(const RawTensor& x) override;
 
  private:
   /// The source an operand reads, as a reference (registers a captured tensor on first

@@ -58,7 +58,12 @@ void forbid(std::string_view op) {
 }
 
 void check_read(std::string_view op, const RawTensor& x) {
-  if (recording() && detail::active->traced(x)) {
+  if (!recording()) return;
+  if (!detail::active->traced(x)) {
+    detail::active->host_read(x);
+    return;
+  }
+  {
     fail<ValueError>("jit", op, " of a traced tensor (shape ", x.shape(),
                      "): the jitted function reads a value computed from its inputs (item(), "
                      "to_vector(), printing, or an op whose result shape depends on values, "

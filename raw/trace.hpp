@@ -65,6 +65,10 @@ class Sink {
                       std::span<const RawTensor> out, Kernel kernel, Elementwise ew) = 0;
   /// Whether x holds a value computed from the traced function's inputs.
   virtual bool traced(const RawTensor& x) const = 0;
+  /// Notes that the program read x's value on the host (item(), to_vector()): x holds no
+  /// traced value, so the read is allowed, but what the program did with the value is fixed
+  /// into the trace.
+  virtual void host_read(const RawTensor& x) { (void)x; }
 };
 
 namespace detail {
@@ -182,7 +186,7 @@ void forbid(std::string_view op);
 
 /// Throws ValueError when recording() and x holds a traced value (computed from the traced
 /// function's inputs): reading it on the host would fix the value into the plan. `op` names
-/// the read (to_host).
+/// the read (to_host). Any other read while recording is handed to the sink (host_read).
 void check_read(std::string_view op, const RawTensor& x);
 
 }  // namespace strata::raw::trace

@@ -3,6 +3,7 @@
 // same operands as eager), for every transform wrapped in jit; signatures retrace; captured
 // tensors are read at every call; side effects run once; bad uses give clear errors.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdlib>
 #include <map>
 #include <strata.hpp>
@@ -123,6 +124,45 @@ TEST_CASE("jit traces again for a new signature and keeps a bounded cache", "[ji
   CHECK(jf.cached() == 2);
   REQUIRE(same_bits(jf(st::ones({3}), 2.0), f(st::ones({3}), 2.0)));
   CHECK_THROWS_AS(jf.set_cache_size(0), st::ValueError);
+}
+
+TEST_CASE("jit keys a floating-point argument by its value, sign of zero and NaN included",
+          "[jit]") {
+  auto f = [](const st::Tensor& x, double c) { return 1.0 / (x * c); };
+  auto jf = st::jit(f);
+  const st::Tensor x = st::ones({2}, st::f64);
+  st::reset_jit_stats();
+  REQUIRE(same_bits(jf(x, 0.0), f(x, 0.0)));
+  REQUIRE(same_bits(jf(x, -0.0), f(x, -0.0)));  // -inf, not the +inf of 0.0's plan
+  CHECK(jf(x, -0.0).to_vector<double>()[0] == -INFINITY);
+  (void)jf(x, NAN);
+  (void)jf(x, NAN);  // a NaN finds the plan traced for a NaN
+  CHECK(st::jit_stats().traces == 3);
+  CHECK(st::jit_stats().hits == 2);
+}
+
+TEST_CASE("jit traces again when a captured tensor it read on the host changes", "[jit]") {
+  st::Tensor scale = st::full({}, 0.5, st::f64);
+  auto f = [&scale](const st::Tensor& x) { return x * scale.item<double>(); };
+  auto jf = st::jit(f);
+  const st::Tensor x = st::ones({2}, st::f64);
+  st::reset_jit_stats();
+  REQUIRE(jf(x).to_vector<double>() == std::vector<double>{0.5, 0.5});
+  REQUIRE(jf(x).to_vector<double>() == std::vector<double>{0.5, 0.5});
+  scale.fill_(2.0);  // the value fixed into the plan is stale now
+  REQUIRE(jf(x).to_vector<double>() == std::vector<double>{2, 2});
+  scale = st::full({}, 3.0, st::f64);  // a new tensor: the one read is gone
+  REQUIRE(jf(x).to_vector<double>() == std::vector<double>{3, 3});
+  CHECK(st::jit_stats().traces == 3);
+  CHECK(st::jit_stats().hits == 1);
+  // Reading a captured tensor and then writing it would replay the first value forever.
+  st::Tensor count = st::zeros({}, st::f64);
+  auto counting = st::jit([&count](const st::Tensor& y) {
+    const double c = count.item<double>();
+    count.add_(st::ones({}, st::f64));
+    return y + c;
+  });
+  REQUIRE_THROWS_WITH(counting(x), Catch::Contains("item()") && Catch::Contains("writes"));
 }
 
 TEST_CASE("jit reads captured tensors at every call", "[jit]") {
