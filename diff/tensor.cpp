@@ -155,6 +155,10 @@ Tensor arange(double start, double stop, double step, DType dtype, Device device
   return Tensor(raw::arange(start, stop, step, dtype, device));
 }
 
+Tensor arange(double stop, DType dtype, Device device) {
+  return Tensor(raw::arange(0, stop, 1, dtype, device));
+}
+
 Tensor linspace(double start, double stop, int64_t n, DType dtype, Device device) {
   if (n < 0) detail::fail<ValueError>("linspace", "number of points ", n, " is negative");
   if (n == 1) return full({1}, start, dtype, device);

@@ -167,6 +167,8 @@ Tensor full(const Shape& shape, double value, DType dtype = f32, Device device =
 /// start, start + step, ... below stop; i64 unless told otherwise (numpy.arange).
 Tensor arange(double start, double stop, double step = 1, DType dtype = i64,
               Device device = default_device());
+/// 0, 1, ... below stop (numpy.arange(stop)): `st::arange(5)`, `st::arange(4, st::f64)`.
+Tensor arange(double stop, DType dtype = i64, Device device = default_device());
 /// n evenly spaced values from start to stop inclusive (numpy.linspace); n >= 0.
 Tensor linspace(double start, double stop, int64_t n, DType dtype = f32,
                 Device device = default_device());

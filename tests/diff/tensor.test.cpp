@@ -87,6 +87,12 @@ TEST_CASE("Tensor factories", "[diff]") {
     REQUIRE(r.to_vector<int64_t>() == expected);
     st::Tensor g = st::arange(0, 1, 0.25, st::f32);
     REQUIRE(g.to_vector<float>() == std::vector<float>{0, 0.25f, 0.5f, 0.75f});
+    // numpy.arange(stop): from 0, with or without a dtype.
+    REQUIRE(st::arange(3).to_vector<int64_t>() == std::vector<int64_t>{0, 1, 2});
+    st::Tensor d = st::arange(4, st::f64);
+    REQUIRE(d.dtype() == st::f64);
+    REQUIRE(d.to_vector<double>() == std::vector<double>{0, 1, 2, 3});
+    REQUIRE(st::arange(0).numel() == 0);
   }
   SECTION("eye") {
     st::Tensor e = st::eye(3, st::f64);
