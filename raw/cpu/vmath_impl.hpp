@@ -54,14 +54,50 @@ void run_f64(const double* x, double* y, int64_t n) {
   }
 }
 
-// Plain C++ wrappers, usable as template arguments.
-#define STRATA_VMATH_WRAP(name)                              \
-  inline VF name##_f(VF v) { return SLEEF_F(name, u10)(v); } \
-  inline VD name##_d(VD v) { return SLEEF_D(name, u10)(v); }
-STRATA_VMATH_WRAP(log)
-STRATA_VMATH_WRAP(sin)
-STRATA_VMATH_WRAP(cos)
-#undef STRATA_VMATH_WRAP
+// SLEEF's sin and cos choose one argument reduction for the whole vector, from its largest |x|
+// (SLEEF 3.5: f64 below 15, below 1e14, or beyond; f32 below 125 or beyond), and the
+// reductions round a few arguments differently: an element's result would depend on its
+// neighbours. Eager's thread pieces and a jit plan's blocks put an element beside different
+// neighbours, so the bits could differ (and eager's with the thread count). Each lane gets the
+// reduction its own |x| picks instead: a vector whose lanes all fall in one range (nearly
+// always) is one call; otherwise each range's lanes are computed in a vector of their own,
+// the other lanes replaced by a value of that range. The ranges refine every SLEEF version's
+// (f32: also 39000 and 1e7); a NaN or an infinity falls in the last.
+template <class V, class S, int K>
+inline V own_reduction(V x, V (*f)(V), const S (&bounds)[K], const S (&inside)[K + 1]) {
+  constexpr int n = int(sizeof(V) / sizeof(S));
+  using M = decltype(x < x);
+  const V a = x < V{} ? -x : x;
+  M range{};
+  for (int k = 0; k < K; ++k) range -= ~(a < V{} + bounds[k]);  // +1 per bound not below
+  bool one = true;
+  for (int i = 1; i < n; ++i) one = one && range[i] == range[0];
+  if (one) return f(x);
+  V out = x;
+  for (int r = 0; r <= K; ++r) {
+    const M here = range == M{} + r;
+    bool any = false;
+    for (int i = 0; i < n; ++i) any = any || here[i] != 0;
+    if (!any) continue;
+    const V y = f(here ? x : V{} + inside[r]);
+    out = here ? y : out;
+  }
+  return out;
+}
+constexpr float kTrigBoundsF[] = {125.0f, 39000.0f, 1e7f};
+constexpr float kTrigInsideF[] = {0.0f, 1000.0f, 1e6f, 1e30f};
+constexpr double kTrigBoundsD[] = {15.0, 1e14};
+constexpr double kTrigInsideD[] = {0.0, 1000.0, 1e30};
+inline VF sleef_sin_f(VF v) { return SLEEF_F(sin, u10)(v); }
+inline VF sleef_cos_f(VF v) { return SLEEF_F(cos, u10)(v); }
+inline VD sleef_sin_d(VD v) { return SLEEF_D(sin, u10)(v); }
+inline VD sleef_cos_d(VD v) { return SLEEF_D(cos, u10)(v); }
+inline VF sin_f(VF v) { return own_reduction(v, sleef_sin_f, kTrigBoundsF, kTrigInsideF); }
+inline VF cos_f(VF v) { return own_reduction(v, sleef_cos_f, kTrigBoundsF, kTrigInsideF); }
+inline VD sin_d(VD v) { return own_reduction(v, sleef_sin_d, kTrigBoundsD, kTrigInsideD); }
+inline VD cos_d(VD v) { return own_reduction(v, sleef_cos_d, kTrigBoundsD, kTrigInsideD); }
+inline VF log_f(VF v) { return SLEEF_F(log, u10)(v); }
+inline VD log_d(VD v) { return SLEEF_D(log, u10)(v); }
 inline VD exp_d(VD v) { return SLEEF_D(exp, u10)(v); }
 inline VD tanh_d(VD v) { return SLEEF_D(tanh, u10)(v); }
 

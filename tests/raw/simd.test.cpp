@@ -11,6 +11,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "raw/cpu/vmath.hpp"
@@ -213,6 +214,66 @@ TEST_CASE("the inline f32 exp and tanh are within 1 ULP across the whole f32 ran
         CHECK(signs);
         CHECK(misses <= x.size() / 10000);
       }
+    }
+  }
+  CHECK(tested >= 1);
+}
+
+// SLEEF's sin and cos pick one argument reduction per vector from its largest element; the
+// kernels make each lane's result its own, so that eager (whose thread pieces start anywhere)
+// and a jit plan (whose blocks start at multiples of 2048) give the same bits.
+template <class T>
+void check_neighbours(const vm::Kernels& k, int fn) {
+  constexpr int n = 16;
+  const auto kernel = [&] {
+    if constexpr (sizeof(T) == 4)
+      return k.f32[fn];
+    else
+      return k.f64[fn];
+  }();
+  std::vector<T> x(n), alone(n), y(n);
+  for (int i = 0; i < n; ++i) x[std::size_t(i)] = T(-3.0 + 0.37 * i);
+  for (int i = 0; i < n; ++i) {  // each value in a vector of its own copies
+    std::vector<T> same(n, x[std::size_t(i)]), out(n);
+    kernel(same.data(), out.data(), n);
+    alone[std::size_t(i)] = out[0];
+  }
+  const T big = std::is_same_v<T, float> ? T(1e30) : T(1e300);
+  const std::vector<T> others = {T(20),
+                                 T(200),
+                                 T(5e4),
+                                 T(2e7),
+                                 T(1e15),
+                                 big,
+                                 std::numeric_limits<T>::infinity(),
+                                 std::numeric_limits<T>::quiet_NaN()};
+  bool same_bits = true;
+  for (T other : others) {
+    for (int at : {0, 5, 13}) {
+      std::vector<T> in = x;
+      in[std::size_t(at)] = other;
+      kernel(in.data(), y.data(), n);
+      for (int i = 0; i < n; ++i) {
+        if (i == at) continue;
+        const T u = y[std::size_t(i)], v = alone[std::size_t(i)];
+        same_bits =
+            same_bits && (std::memcmp(&u, &v, sizeof(T)) == 0 || (std::isnan(u) && std::isnan(v)));
+      }
+    }
+  }
+  INFO(kNames[fn] << (std::is_same_v<T, float> ? " f32" : " f64") << " on " << vm::isa_name(k.isa));
+  CHECK(same_bits);
+}
+
+TEST_CASE("vectorised math: an element's result does not depend on its neighbours", "[raw]") {
+  int tested = 0;
+  for (vm::Isa isa : {vm::Isa::sse2, vm::Isa::avx2, vm::Isa::avx512}) {
+    const vm::Kernels* k = vm::kernels_for(isa);
+    if (!k) continue;
+    ++tested;
+    for (int fn = 0; fn < vm::kFnCount; ++fn) {
+      check_neighbours<float>(*k, fn);
+      check_neighbours<double>(*k, fn);
     }
   }
   CHECK(tested >= 1);
