@@ -76,7 +76,8 @@ T diagonal(const T& x, int64_t offset = 0, int64_t axis1 = 0, int64_t axis2 = 1)
   dims.push_back(a2);
   T y = permute(x, dims);  // [..., rows, cols]
   const int64_t rows = y.shape()[r - 2], cols = y.shape()[r - 1];
-  const int64_t skip_rows = std::min(offset < 0 ? -offset : 0, rows);
+  // Compared before negating: -offset overflows at INT64_MIN.
+  const int64_t skip_rows = offset < 0 ? (offset <= -rows ? rows : -offset) : 0;
   const int64_t skip_cols = std::min(offset > 0 ? offset : 0, cols);
   const int64_t len = std::min(rows - skip_rows, cols - skip_cols);
   y = slice(slice(y, -2, skip_rows, skip_rows + len), -1, skip_cols, skip_cols + len);

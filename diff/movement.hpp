@@ -3,6 +3,7 @@
 /// The movement ops: views that only rewrite the layout (reshape when the strides
 /// allow it, permute, expand, transpose, squeeze, unsqueeze, flatten, flip,
 /// slice, windows), and pad, cast, concat, stack, split and fold.
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -92,8 +93,14 @@ T slice(const T& x, int64_t axis, std::optional<int64_t> start, std::optional<in
 /// width. Example: `st::pad(x, {{1, 0}, {0, 2}})`.
 template <Diffable T>
 T pad(const T& x, const Pads& pads, double value = 0.0) {
+  if (std::ssize(pads) != x.shape().ndim()) {  // here, so that under vmap it names the example's
+    detail::fail<ShapeError>("pad", pads.size(),
+                             " (before, after) pairs given for a tensor of "
+                             "shape ",
+                             x.shape(), " (needs one per axis)");
+  }
   T out = Prims<T>::pad(x, pads);
-  if (value == 0.0) return out;
+  if (value == 0.0 && !std::signbit(value)) return out;  // -0.0 pads with -0.0
   // The border selected (not added: x + 0 would turn -0 into +0) by a mask padded like x.
   const Tensor inside(raw::pad(raw::full(x.shape(), 1.0, DType::b8, x.device()), pads, 0.0));
   return where(inside, out, detail::filled<T>(value, out.shape(), out.dtype(), out.device()));

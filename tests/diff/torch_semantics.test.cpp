@@ -200,6 +200,9 @@ TEST_CASE("pad with a value keeps the interior's bits", "[diff]") {
   const st::Tensor b = st::pad(vec<bool>({false}), {{1, 1}}, 1.0);
   CHECK(b.dtype() == st::bool_);
   CHECK(b.to_vector<bool>() == std::vector<bool>{true, false, true});
+  // -0.0 pads with -0.0 (numpy.pad, torch's pad).
+  const std::vector<double> z = st::pad(vec<double>({1.0}), {{1, 0}}, -0.0).to_vector<double>();
+  CHECK((z[0] == 0.0 && std::signbit(z[0])));
 }
 
 TEST_CASE("stack checks its axis against the result's rank", "[diff]") {
@@ -274,4 +277,19 @@ TEST_CASE("errors name the op that was called", "[diff]") {
     INFO(name);
     CHECK_THAT(message_of<st::LinAlgError>(fn), StartsWith(name + ": ") && Contains("NaN"));
   }
+}
+
+TEST_CASE("diagonal takes any offset, the most negative included", "[diff]") {
+  const st::Tensor m = st::reshape(st::arange(9, st::f64), {3, 3});
+  CHECK(st::diagonal(m, INT64_MIN).numel() == 0);
+  CHECK(st::diagonal(m, INT64_MAX).numel() == 0);
+  CHECK(st::diagonal(m, -2).to_vector<double>() == std::vector<double>{6});
+}
+
+TEST_CASE("pad under vmap names the example's shape", "[diff]") {
+  const st::Tensor xs = st::ones({5, 3});
+  CHECK_THAT(message_of<st::ShapeError>([&] {
+               (void)st::vmap([](const auto& x) { return st::pad(x, {{1, 1}, {0, 0}}); })(xs);
+             }),
+             Contains("2 (before, after) pairs") && Contains("shape [3]"));
 }
