@@ -55,6 +55,7 @@ struct RulePrims {
   static std::array<L, 3> lu(const L& a);
   static L lu_inverse(const L& a, const L& lu, const L& perm);
   static L logabsdet(const L& a, const L& lu, const L& perm);
+  static L pinv(const L& a, double cutoff);
   static std::array<L, 2> eigh(const L& a);
   static std::array<L, 3> svd(const L& a);
   static std::array<L, 2> qr(const L& a);
@@ -216,6 +217,11 @@ L RulePrims<Self, L>::lu_inverse(const L& a, const L& lu, const L& perm) {
 template <class Self, class L>
 L RulePrims<Self, L>::logabsdet(const L& a, const L& lu, const L& perm) {
   return Self::apply(rules::Logabsdet{}, a, lu, perm);
+}
+
+template <class Self, class L>
+L RulePrims<Self, L>::pinv(const L& a, double cutoff) {
+  return Self::apply(rules::Pinv{cutoff}, a);
 }
 
 template <class Self, class L>

@@ -22,6 +22,7 @@
 ///   lu_inverse(a, lu, perm)   logabsdet(a, lu, perm)   a^-1 and log|det a| from a's own LU
 ///                 factors (lu, perm without derivatives): the value from the factors, the
 ///                 derivative through a alone
+///   pinv(a, cutoff)  the pseudo-inverse over the singular values above cutoff times the largest
 ///   constant(tensor)                a plain Tensor as a constant of T
 ///   plain(x)                        the plain Tensor value underneath every level
 ///
@@ -84,6 +85,7 @@ concept Diffable = requires(const T& x, const Tensor& t, const Shape& s, UnaryOp
   { Prims<T>::lu(x) } -> std::same_as<std::array<T, 3>>;
   { Prims<T>::lu_inverse(x, x, x) } -> std::same_as<T>;
   { Prims<T>::logabsdet(x, x, x) } -> std::same_as<T>;
+  { Prims<T>::pinv(x, double{}) } -> std::same_as<T>;
   { Prims<T>::eigh(x) } -> std::same_as<std::array<T, 2>>;
   { Prims<T>::svd(x) } -> std::same_as<std::array<T, 3>>;
   { Prims<T>::qr(x) } -> std::same_as<std::array<T, 2>>;

@@ -116,6 +116,7 @@ struct Prims<Tensor> {
   static std::array<Tensor, 3> lu(const Tensor& a);
   static Tensor lu_inverse(const Tensor& a, const Tensor& lu, const Tensor& perm);
   static Tensor logabsdet(const Tensor& a, const Tensor& lu, const Tensor& perm);
+  static Tensor pinv(const Tensor& a, double cutoff);
   static std::array<Tensor, 2> eigh(const Tensor& a);
   static std::array<Tensor, 3> svd(const Tensor& a);
   static std::array<Tensor, 2> qr(const Tensor& a);

@@ -7,8 +7,11 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "diff/comparison.hpp"
 #include "diff/conv.hpp"
 #include "diff/debug_nans.hpp"
+#include "diff/movement.hpp"
+#include "diff/reductions.hpp"
 #include "diff/tensor.hpp"
 #include "raw/linalg.hpp"
 #include "raw/trace.hpp"
@@ -279,6 +282,16 @@ Tensor Prims<Tensor>::triangular_solve(const Tensor& a, const Tensor& b, Triangu
     return compute_checked("triangular_solve", compute, a, b);
   }
   return compute();
+}
+
+// Through the SVD: v diag(1 / s) u^T over the singular values above cutoff times the largest.
+Tensor Prims<Tensor>::pinv(const Tensor& a, double cutoff) {
+  const std::array<Tensor, 3> usv = svd(a);
+  const Tensor& s = usv[1];
+  const Tensor kept = s > strata::unsqueeze(strata::max(s, {-1}), -1) * cutoff;
+  const Tensor inv_s = strata::where(kept, 1.0 / strata::where(kept, s, 1.0), 0.0);
+  return strata::matmul(strata::transpose(usv[2], -1, -2) * strata::unsqueeze(inv_s, -2),
+                        strata::transpose(usv[0], -1, -2));
 }
 
 namespace {

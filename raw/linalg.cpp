@@ -88,9 +88,15 @@ void check_info(const RawTensor& info, std::string_view op,
 }
 
 /// The message of a NaN or an infinity in `elem`, read in `part` ("" for the whole matrix).
+// Where cholesky and eigh look for a NaN: st::linalg hands them (a + a^T) / 2, so a NaN in
+// either triangle of the user's matrix lands in the lower one.
+constexpr std::string_view kLowerTriangle =
+    "lower triangle (the part the factorisation reads; st::linalg's cholesky and eigh read "
+    "(a + a^T) / 2, so a NaN in either triangle of a lands there)";
+
 std::string nonfinite(const std::string& elem, std::string_view part) {
   std::string s = elem + " holds a NaN or an infinity";
-  if (!part.empty()) s += std::string(" in its ") + std::string(part) + " (the part the op reads)";
+  if (!part.empty()) s += std::string(" in its ") + std::string(part);
   return s;
 }
 
@@ -111,7 +117,7 @@ static RawTensor cholesky_now(const RawTensor& a) {
   backend_for(a.device()).cholesky(l, a, info);
   check_info(info, op, [&](int64_t flat, int32_t code) {
     const std::string elem = element("input", batch, batch, flat);
-    if (code < 0) return nonfinite(elem, "lower triangle");
+    if (code < 0) return nonfinite(elem, kLowerTriangle);
     return elem + " is not positive-definite: the leading minor of order " + std::to_string(code) +
            " is not positive";
   });
@@ -156,7 +162,8 @@ static RawTensor triangular_solve_now(const RawTensor& a, const RawTensor& b,
     const std::string elem = element("input", batch, batch_a, flat);
     if (code < 0) {
       return nonfinite(elem, std::string(opts.lower ? "lower" : "upper") + " triangle" +
-                                 (opts.unit_diagonal ? " below the diagonal" : ""));
+                                 (opts.unit_diagonal ? " below the diagonal" : "") +
+                                 " (the part the op reads)");
     }
     return elem + " is singular: its diagonal element " + std::to_string(code - 1) + " is zero";
   });
@@ -232,7 +239,7 @@ static std::array<RawTensor, 2> eigh_now(const RawTensor& a) {
   backend_for(a.device()).eigh(w, v, a, info);
   check_info(info, op, [&](int64_t flat, int32_t code) {
     const std::string elem = element("input", batch, batch, flat);
-    if (code < 0) return nonfinite(elem, "lower triangle");
+    if (code < 0) return nonfinite(elem, kLowerTriangle);
     return "the eigenvalue algorithm did not converge for " + elem + " (info " +
            std::to_string(code) + ")";
   });

@@ -292,7 +292,7 @@ struct Logabsdet {
   template <Diffable T>
   T jvp(int which, const T& a, const T& lu, const T& perm, const T& y, const T& t) const {
     if (which != 0) return zeros_like(y);
-    return sum(mT(Prims<T>::lu_inverse(a, lu, perm)) * t, {-2, -1});
+    return sum(mT(inverse(a, lu, perm)) * t, {-2, -1});
   }
   /// The vjp for a: ct a^-T, a^-1 made when the backward pass runs. Keeps a and its factors.
   template <Diffable T>
@@ -300,7 +300,7 @@ struct Logabsdet {
     if (which != 0) return no_cotangent(which == 1 ? lu : perm);
     return {[a, lu, perm](const T& ct) {
               const T g = unsqueeze(unsqueeze(ct, -1), -1);
-              return sum_to(g * mT(Prims<T>::lu_inverse(a, lu, perm)), a.shape());
+              return sum_to(g * mT(inverse(a, lu, perm)), a.shape());
             },
             {detail::stored(a), detail::stored(lu), detail::stored(perm)}};
   }
@@ -308,6 +308,16 @@ struct Logabsdet {
   template <Diffable T>
   Batched<T> batch(const Batched<T>& a, const Batched<T>& lu, const Batched<T>& perm) const {
     return batch_on_factors(*this, a, lu, perm);
+  }
+
+ private:
+  /// a^-1 for the derivative: at a singular matrix it does not exist, and the error names
+  /// the functions whose derivative the user asked for rather than lu_inverse.
+  template <Diffable T>
+  static T inverse(const T& a, const T& lu, const T& perm) {
+    return detail::errors_named("the derivative of det, slogdet or logdet", "lu_inverse",
+                                " (it needs a^-1, which a singular matrix does not have)",
+                                [&] { return Prims<T>::lu_inverse(a, lu, perm); });
   }
 };
 

@@ -5,24 +5,35 @@
 /// its jvp's transpose, one per output (a primitive with several outputs records one tape node
 /// per output, so an unused output's pullback never runs).
 ///
-/// Repeated eigenvalues (singular values): the derivative of the eigenvectors is undefined
-/// there (any rotation within the eigenspace is as good). The rules give the pairs of exactly
-/// equal eigenvalues the coefficient 0 instead of 1 / 0, which is the derivative of every
-/// function invariant under those rotations (the eigenvalues themselves, projectors onto whole
-/// eigenspaces) and finite for the rest; functions of the eigenvalues alone never reach it.
+/// Repeated eigenvalues (singular values): the eigenvectors are not differentiable there (any
+/// rotation within the eigenspace is as good, and a perturbation picks one), so the chain rule
+/// through them fails even for smooth functions of them (a matrix function v h(w) v^T, or the
+/// second derivative of a function of the eigenvalues: it differentiates v diag(w̄) v^T). Where
+/// a pair of exactly equal eigenvalues meets a nonzero component (of the tangent, or of the
+/// cotangent) the rules give NaN, as JAX and PyTorch do; where the component is exactly zero,
+/// 0 (the NaN-safe rule: nothing flows there). First derivatives of functions of the
+/// eigenvalues alone never reach these terms, so they stay finite at repeated eigenvalues.
+#include <algorithm>
+#include <limits>
 #include <string_view>
+#include <utility>
 
 #include "ad/rules/factor.hpp"
 
 namespace strata::rules {
 
-/// F[i][j] = 1 / (d[j] - d[i]) for d[i] != d[j], else 0: the coefficients of an eigenvector's
-/// derivative, for d [..., n] (eigenvalues, or squared singular values), as [..., n, n].
+/// F ∘ x with F[i][j] = 1 / (d[j] - d[i]): the eigenvectors' derivative terms, for d [..., n]
+/// (eigenvalues, or squared singular values) and x [..., n, n]. On the diagonal 0; off it, where
+/// d[i] == d[j], NaN if x[i][j] is nonzero (no derivative: see the top of the file), else 0.
 template <Diffable T>
-T inverse_gaps(const T& d) {
+T over_gaps(const T& d, const T& x) {
   const T gap = unsqueeze(d, -2) - unsqueeze(d, -1);  // gap[i][j] = d[j] - d[i]
   const T tie = gap == 0;
-  return where(tie, 0, 1.0 / where(tie, 1, gap));
+  const int64_t n = d.shape()[d.shape().ndim() - 1];
+  const Tensor off_diagonal = eye(n, DType::f32, d.device()) == 0;
+  const T undefined = logical_and(tie, logical_and(x != 0, off_diagonal));
+  const T quotient = where(tie, 0, x / where(tie, 1, gap));
+  return where(undefined, std::numeric_limits<double>::quiet_NaN(), quotient);
 }
 /// The diagonal of x [..., n, n] as [..., n].
 template <Diffable T>
@@ -48,7 +59,7 @@ struct Eigh {
   std::array<T, 2> jvp(int, const T&, const std::array<T, 2>& ys, const T& t) const {
     const T& v = ys[1];
     const T x = matmul(matmul(mT(v), lower_mirror(t)), v);
-    return {diagonal_of(x), matmul(v, inverse_gaps(ys[0]) * x)};
+    return {diagonal_of(x), matmul(v, over_gaps(ys[0], x))};
   }
   /// The vjp of output `output`: v diag(w̄) v^T for the eigenvalues, v (F ∘ v^T v̄) v^T for the
   /// eigenvectors, each read back through the lower triangle. Keeps w and v.
@@ -61,7 +72,7 @@ struct Eigh {
               {detail::stored(ys[1])}};
     }
     return {[w = ys[0], v = ys[1]](const T& ct) {
-              const T inner = inverse_gaps(w) * matmul(mT(v), ct);
+              const T inner = over_gaps(w, matmul(mT(v), ct));
               return lower_mirror_transpose(matmul(matmul(v, inner), mT(v)));
             },
             {detail::stored(ys[0]), detail::stored(ys[1])}};
@@ -101,12 +112,12 @@ struct Svd {
   template <Diffable T>
   std::array<T, 3> jvp(int, const T& a, const std::array<T, 3>& ys, const T& t) const {
     const T &u = ys[0], &s = ys[1], v = mT(ys[2]);
-    const T f = inverse_gaps(s * s);
+    const T s2 = s * s;
     const T ds = matmul(matmul(mT(u), t), v);
     const T row = unsqueeze(s, -2), col = unsqueeze(s, -1);  // s as [1, k] and [k, 1]
     const T ds_s = ds * row, s_ds = col * ds;                // dS S and S dS
-    T du = matmul(u, f * (ds_s + mT(ds_s)));
-    T dv = matmul(v, f * (s_ds + mT(s_ds)));
+    T du = matmul(u, over_gaps(s2, ds_s + mT(ds_s)));
+    T dv = matmul(v, over_gaps(s2, s_ds + mT(s_ds)));
     const Shape sh = a.shape();
     const int64_t m = sh[sh.ndim() - 2], n = sh[sh.ndim() - 1];
     const T s_inv = unsqueeze(safe_reciprocal(s), -2);
@@ -129,16 +140,16 @@ struct Svd {
     return {[output, m, n, u = ys[0], s = ys[1], vh = ys[2]](const T& ct) {
               const T v = mT(vh), row = unsqueeze(s, -2), col = unsqueeze(s, -1);
               if (output == 1) return matmul(u * unsqueeze(ct, -2), vh);  // u diag(s̄) v^T
-              const T f = inverse_gaps(s * s);
+              const T s2 = s * s;
               const T s_inv = unsqueeze(safe_reciprocal(s), -2);
               if (output == 0) {  // dS̄ = (K + K^T) S with K = F ∘ u^T ū
-                const T k = f * matmul(mT(u), ct);
+                const T k = over_gaps(s2, matmul(mT(u), ct));
                 T g = matmul(matmul(u, (k + mT(k)) * row), vh);
                 if (m > n) g = g + matmul((ct - matmul(u, matmul(mT(u), ct))) * s_inv, vh);
                 return g;
               }
               const T vbar = mT(ct);  // dS̄ = S (K + K^T) with K = F ∘ v^T v̄
-              const T k = f * matmul(vh, vbar);
+              const T k = over_gaps(s2, matmul(vh, vbar));
               T g = matmul(matmul(u, col * (k + mT(k))), vh);
               if (n > m) g = g + matmul(u * s_inv, mT(vbar - matmul(v, matmul(vh, vbar))));
               return g;
@@ -151,6 +162,78 @@ struct Svd {
     const std::array<T, 3> ys = Prims<T>::svd(a.value());
     return {Batched<T>(ys[0], a.batched()), Batched<T>(ys[1], a.batched()),
             Batched<T>(ys[2], a.batched())};
+  }
+};
+
+/// The primitive `pinv(a, cutoff)`: p = a^+ over the singular values above cutoff times the
+/// largest (its value through the SVD). Its derivative is Golub and Pereyra's (1973), valid
+/// where the rank does not change, in p and a alone:
+///   dp = -p da p + p p^T da^T (I - a p) + (I - p a) da^T p^T p,
+/// so it never meets the SVD's eigenvector terms, whose 1 / (s_i^2 - s_j^2) cancels only on
+/// paper: through them the gradient at a matrix with repeated singular values (the identity,
+/// an orthogonal matrix) would be NaN. As JAX's pinv (a custom_jvp) and PyTorch's. Where a has
+/// full row rank a p = I, and where it has full column rank p a = I: the second or the third
+/// term is then 0, and is dropped rather than computed from I - a p, whose rounding error
+/// (eps |a| |p|) the derivatives of higher order multiply by |a| again (a square matrix with
+/// entries of 1e4 lost 9 digits of its Hessian to it).
+struct Pinv {
+  double cutoff;                         ///< relative to the largest singular value
+  static constexpr bool linear = false;  ///< its jvp is jvp() below
+
+  /// "pinv", for errors.
+  std::string_view name() const { return "pinv"; }
+  /// The primitive on T.
+  template <Diffable T>
+  T operator()(const T& a) const {
+    return Prims<T>::pinv(a, cutoff);
+  }
+  /// The jvp above.
+  template <Diffable T>
+  T jvp(int, const T& a, const T& p, const T& t) const {
+    const T tt = mT(t);
+    const T left = matmul(matmul(p, mT(p)), tt);   // p p^T da^T
+    const T right = matmul(tt, matmul(mT(p), p));  // da^T p^T p
+    const auto [row, column] = full_rank(a, p);
+    return -matmul(matmul(p, t), p) + unless(row, left - matmul(matmul(left, a), p)) +
+           unless(column, right - matmul(p, matmul(a, right)));
+  }
+  /// The vjp, the jvp's transpose: -p^T g p^T + (I - a p) g^T p p^T + p^T p g^T (I - p a).
+  /// Keeps a and p.
+  template <Diffable T>
+  Pullback<T> pullback(int, const T& a, const T& p) const {
+    return {[a, p](const T& ct) {
+              const T pt = mT(p), gt = mT(ct);
+              const T left = matmul(gt, matmul(p, pt));   // g^T p p^T
+              const T right = matmul(matmul(pt, p), gt);  // p^T p g^T
+              const auto [row, column] = full_rank(a, p);
+              return -matmul(matmul(pt, ct), pt) + unless(row, left - matmul(a, matmul(p, left))) +
+                     unless(column, right - matmul(matmul(right, p), a));
+            },
+            {detail::stored(a), detail::stored(p)}};
+  }
+  /// The batching rule: the batch axis is one more batch dim of the decomposition.
+  template <Diffable T>
+  Batched<T> batch(const Batched<T>& a) const {
+    return Batched<T>(Prims<T>::pinv(a.value(), cutoff), a.batched());
+  }
+
+ private:
+  /// Per matrix [..., 1, 1], as constants: whether a has full row rank (a p = I) and full
+  /// column rank (p a = I). The rank is trace(a p) (a p projects onto a's range), within
+  /// rounding of an integer.
+  template <Diffable T>
+  static std::pair<T, T> full_rank(const T& a, const T& p) {
+    const Shape s = a.shape();
+    const int64_t m = s[s.ndim() - 2], n = s[s.ndim() - 1];
+    const T rank = sum(diagonal(detail::detach(matmul(a, p)), 0, -2, -1), {-1}, true);
+    const T full = unsqueeze(abs(rank - double(std::min(m, n))) < 0.5, -1);
+    const T no = full != full;  // false, of full's shape and level
+    return {m <= n ? full : no, n <= m ? full : no};
+  }
+  /// x, or 0 where `zero` holds (a constant: no derivative flows through the choice).
+  template <Diffable T>
+  static T unless(const T& zero, const T& x) {
+    return where(zero, 0, x);
   }
 };
 

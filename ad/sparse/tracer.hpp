@@ -148,6 +148,7 @@ struct Prims<SparsityTracer> {
   static std::array<S, 3> lu(const S& a);
   static S lu_inverse(const S& a, const S& lu, const S& perm);
   static S logabsdet(const S& a, const S& lu, const S& perm);
+  static S pinv(const S& a, double cutoff);
   static std::array<S, 2> eigh(const S& a);
   static std::array<S, 3> svd(const S& a);
   static std::array<S, 2> qr(const S& a);

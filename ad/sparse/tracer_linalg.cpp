@@ -271,6 +271,12 @@ S Prims<S>::logabsdet(const S& a, const S& lu, const S& perm) {
   return Factor(a).output({});
 }
 
+S Prims<S>::pinv(const S& a, double cutoff) {
+  if (a.known()) return S(T::pinv(a.value(), cutoff));
+  require_matrices(a, "pinv", false);
+  return Factor(a).output({cols_of(a), rows_of(a)});
+}
+
 std::array<S, 2> Prims<S>::eigh(const S& a) {
   if (a.known()) {
     const std::array<Tensor, 2> r = T::eigh(a.value());

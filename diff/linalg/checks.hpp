@@ -30,8 +30,25 @@ void require_rhs_fits(std::string_view op, const Shape& a, const Shape& b, bool 
 bool is_rhs_vector(const Shape& a, const Shape& b);
 /// rcond, or max(m, n) times the epsilon of dtype when rcond < 0 (numpy.linalg.lstsq's default).
 double default_rcond(const Shape& a, DType dtype, double rcond);
-/// Throws DTypeError unless t is f32 or f64 (integers are not promoted: say which dtype to use).
+/// Throws DTypeError unless t is f32 or f64 (an integer matrix is not converted: say which
+/// dtype to use).
 void require_float_matrix(std::string_view op, DType t);
+
+/// f(), with a LinAlgError raised by the primitive `inner` (its message "inner: what") named
+/// op instead, as "op: what" and `found_by` (" (found by its LU factorisation)"): an error
+/// names the function the user called, not the primitive it is made of.
+template <class F>
+auto errors_named(std::string_view op, std::string_view inner, std::string_view found_by, F&& f)
+    -> decltype(f()) {
+  try {
+    return f();
+  } catch (const LinAlgError& e) {
+    std::string_view what = e.what();
+    if (!what.starts_with(inner) || !what.substr(inner.size()).starts_with(": ")) throw;
+    what.remove_prefix(inner.size() + 2);
+    fail<LinAlgError>(op, what, found_by);
+  }
+}
 
 /// Throws ShapeError unless a has rank >= 2, DTypeError unless it is f32 or f64.
 template <Diffable T>
@@ -47,7 +64,8 @@ void require_square(std::string_view op, const T& a) {
 }
 
 /// a [..., n, n] and b [..., n, k] (or [..., k, n]) of one float dtype (promoted as for
-/// arithmetic), with their batch dims broadcast to one shape.
+/// arithmetic, as NumPy does: an f32 a with an f64 or integer b solves in f64; torch asks for
+/// equal dtypes), with their batch dims broadcast to one shape.
 template <Diffable T>
 std::pair<T, T> linalg_operands(T a, T b, std::string_view op) {
   const DType t = promote_types(a.dtype(), b.dtype());
@@ -88,6 +106,7 @@ T permutation_matrices(const T& perm, DType dtype) {
 /// with the permutation matrices.
 template <Diffable T>
 T permute_rows(const T& x, const T& perm) {
+  if (x.numel() == 0) return x;  // no rows, or rows of nothing: nothing moves
   const Shape s = x.shape();
   const int64_t n = s[s.ndim() - 2], k = s[s.ndim() - 1];
   if (mapped(perm)) return matmul(permutation_matrices(perm, x.dtype()), x);
@@ -97,6 +116,7 @@ T permute_rows(const T& x, const T& perm) {
 /// permute_rows' transpose: row perm[i] of the result is row i of x.
 template <Diffable T>
 T unpermute_rows(const T& x, const T& perm) {
+  if (x.numel() == 0) return x;
   const Shape s = x.shape();
   const int64_t n = s[s.ndim() - 2], k = s[s.ndim() - 1];
   if (mapped(perm)) return matmul(transpose(permutation_matrices(perm, x.dtype()), -1, -2), x);

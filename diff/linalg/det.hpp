@@ -68,7 +68,8 @@ enum class MatrixNorm {
 
 /// A norm of each matrix [..., m, n] over the last two axes (numpy.linalg.norm with ord "fro",
 /// "nuc" or 2): [...]. The Frobenius norm is NaN-safe at 0 (its gradient there is 0); the
-/// nuclear and spectral norms go through the SVD. Example:
+/// nuclear and spectral norms go through the SVD (LinAlgError for a NaN or an infinity; the
+/// spectral norm of an empty matrix is a ShapeError, as in torch). Example:
 /// `st::linalg::matrix_norm(a, st::linalg::MatrixNorm::nuclear)`.
 template <Diffable T>
 T matrix_norm(const T& a, MatrixNorm ord = MatrixNorm::frobenius) {
@@ -77,9 +78,17 @@ T matrix_norm(const T& a, MatrixNorm ord = MatrixNorm::frobenius) {
     case MatrixNorm::frobenius:
       return norm(a, {-2, -1});
     case MatrixNorm::nuclear:
-      return sum(svdvals(a), {-1});
-    case MatrixNorm::spectral:
-      return max(svdvals(a), {-1});
+      return sum(std::get<1>(detail::svd_for("matrix_norm", a)), {-1});
+    case MatrixNorm::spectral: {
+      const Shape s = a.shape();
+      if (s[s.ndim() - 1] == 0 || s[s.ndim() - 2] == 0) {
+        detail::fail<ShapeError>("matrix_norm",
+                                 "the spectral norm needs non-empty matrices, got "
+                                 "shape ",
+                                 s);
+      }
+      return max(std::get<1>(detail::svd_for("matrix_norm", a)), {-1});
+    }
   }
   return norm(a, {-2, -1});  // unreachable: every norm has its case above
 }

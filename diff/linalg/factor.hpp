@@ -40,13 +40,14 @@ namespace strata::detail {
 /// NaN or an infinity in a) names op rather than lu.
 template <Diffable T>
 std::tuple<T, T, T> lu_for(std::string_view op, const T& a) {
-  try {
-    return linalg::lu(a);
-  } catch (const LinAlgError& e) {
-    std::string_view what = e.what();
-    if (what.starts_with("lu: ")) what.remove_prefix(4);
-    fail<LinAlgError>(op, what, " (found by its LU factorisation)");
-  }
+  return errors_named(op, "lu", " (found by its LU factorisation)", [&] { return linalg::lu(a); });
+}
+/// The triangular solve of op (solve, cho_solve, solve_triangular): its LinAlgError (a zero on
+/// the diagonal, a NaN or an infinity in a or b) names op.
+template <Diffable T>
+T triangular_solve_for(std::string_view op, const T& a, const T& b, TriangularSolve opts) {
+  return errors_named(op, "triangular_solve", "",
+                      [&] { return Prims<T>::triangular_solve(a, b, opts); });
 }
 }  // namespace strata::detail
 
@@ -57,7 +58,9 @@ namespace strata::linalg {
 /// is symmetrised first, as JAX does. Derivatives: the eigenvalues' are defined everywhere
 /// (the gradient of a function of the eigenvalues alone is finite at repeated eigenvalues);
 /// the eigenvectors' are undefined where eigenvalues repeat (any rotation within the
-/// eigenspace is as good) and are computed with the pairs of equal eigenvalues ignored.
+/// eigenspace is as good): NaN where a derivative needs them (the Hessian of a function of
+/// the eigenvalues there too, as in JAX and PyTorch), 0 where its component between the
+/// tied eigenvectors is exactly 0.
 /// Throws LinAlgError for NaN or inf input or a failed convergence.
 /// Example: `auto [w, v] = st::linalg::eigh(a);`.
 template <Diffable T>
@@ -76,8 +79,9 @@ T eigvalsh(const T& a) {
 /// The thin singular value decomposition of [..., m, n]: {u [..., m, k], s [..., k] descending,
 /// vh [..., k, n]} with a = u diag(s) vh, k = min(m, n) (numpy.linalg.svd with
 /// full_matrices=False). Derivatives: the singular values' are defined where they are
-/// distinct from 0; u's and vh's are undefined where singular values repeat and are
-/// computed with such pairs ignored. Example: `auto [u, s, vh] = st::linalg::svd(a);`.
+/// distinct from 0; u's and vh's are undefined where singular values repeat: NaN where a
+/// derivative needs them, as for eigh's eigenvectors. Example:
+/// `auto [u, s, vh] = st::linalg::svd(a);`.
 template <Diffable T>
 std::tuple<T, T, T> svd(const T& a) {
   detail::require_matrix("svd", a);
@@ -102,3 +106,11 @@ std::pair<T, T> qr(const T& a) {
 }
 
 }  // namespace strata::linalg
+
+namespace strata::detail {
+/// linalg::svd(a) inside `op` (pinv, lstsq, matrix_norm): its LinAlgError names op.
+template <Diffable T>
+std::tuple<T, T, T> svd_for(std::string_view op, const T& a) {
+  return errors_named(op, "svd", " (found by its SVD)", [&] { return linalg::svd(a); });
+}
+}  // namespace strata::detail

@@ -13,8 +13,9 @@ using Triangular = strata::TriangularSolve;
 
 /// x with op(a) x = b (left) or x op(a) = b (right), a [..., n, n] triangular (only the triangle
 /// `opts` names is read), b [..., n, k] (left) or [..., k, n] (right); batch dims broadcast.
-/// Throws LinAlgError when a's diagonal holds a zero (unless unit_diagonal), ShapeError for
-/// shapes that do not fit. Example: `st::linalg::solve_triangular(L, b, {.lower = true})`.
+/// Throws LinAlgError when a's diagonal holds a zero (unless unit_diagonal) or a or b holds a
+/// NaN or an infinity, ShapeError for shapes that do not fit. Example:
+/// `st::linalg::solve_triangular(L, b, {.lower = true})`.
 template <class A, class B>
 requires detail::Operands<A, B> common_level_t<A, B> solve_triangular(const A& a, const B& b,
                                                                       Triangular opts = {}) {
@@ -23,14 +24,14 @@ requires detail::Operands<A, B> common_level_t<A, B> solve_triangular(const A& a
   detail::require_square("solve_triangular", x);
   detail::require_rhs_fits("solve_triangular", x.shape(), y.shape(), opts.left);
   auto [sa, sb] = detail::linalg_operands(std::move(x), std::move(y), "solve_triangular");
-  return Prims<R>::triangular_solve(sa, sb, opts);
+  return detail::triangular_solve_for("solve_triangular", sa, sb, opts);
 }
 
 /// x with a x = b for square a [..., n, n] and b [..., n, k], or b [..., n] (one vector per
 /// matrix, as torch.linalg.solve reads it: b.ndim == 1 or b's shape is a's without the last
 /// dim); batch dims broadcast (numpy.linalg.solve). Through the LU factorisation: its
 /// derivative is more solves with the same factors. Throws LinAlgError naming the batch
-/// element when a matrix is singular (a zero pivot) or holds a NaN or an infinity (NumPy
+/// element when a matrix is singular (a zero pivot) or a or b holds a NaN or an infinity (NumPy
 /// would return NaN), ShapeError for shapes that do not fit.
 /// Example: `st::Tensor step = st::linalg::solve(H, g);`.
 template <class A, class B>
@@ -43,16 +44,16 @@ requires detail::Operands<A, B> common_level_t<A, B> solve(const A& a, const B& 
   detail::require_rhs_fits("solve", x.shape(), y.shape(), true);
   std::tie(x, y) = detail::linalg_operands(x, y, "solve");
   auto [f, pivots, perm] = detail::lu_for("solve", x);
-  const R d = diagonal(f, 0, -2, -1);
-  detail::require_nonzero_diagonal("solve", detail::stored(d));
-  const R z = Prims<R>::triangular_solve(f, detail::permute_rows(y, perm),
-                                         {.lower = true, .unit_diagonal = true});
-  R out = Prims<R>::triangular_solve(f, z, {.lower = false});
+  detail::require_nonzero_diagonal("solve", detail::stored(diagonal(f, 0, -2, -1)));
+  const R z = detail::triangular_solve_for("solve", f, detail::permute_rows(y, perm),
+                                           {.lower = true, .unit_diagonal = true});
+  R out = detail::triangular_solve_for("solve", f, z, {.lower = false});
   return vector ? squeeze(out, -1) : out;
 }
 
 /// x with a x = b given a's lower Cholesky factor l (scipy.linalg.cho_solve): two triangular
-/// solves. b [..., n, k] or a vector per matrix, as solve. Example: `st::linalg::cho_solve(L, y)`.
+/// solves. b [..., n, k] or a vector per matrix, as solve. Throws LinAlgError when l's diagonal
+/// holds a zero or l or b a NaN or an infinity. Example: `st::linalg::cho_solve(L, y)`.
 template <class A, class B>
 requires detail::Operands<A, B> common_level_t<A, B> cho_solve(const A& l, const B& b) {
   using R = common_level_t<A, B>;
@@ -62,8 +63,8 @@ requires detail::Operands<A, B> common_level_t<A, B> cho_solve(const A& l, const
   if (vector) y = unsqueeze(y, -1);
   detail::require_rhs_fits("cho_solve", x.shape(), y.shape(), true);
   std::tie(x, y) = detail::linalg_operands(x, y, "cho_solve");
-  const R z = Prims<R>::triangular_solve(x, y, {.lower = true});
-  R out = Prims<R>::triangular_solve(x, z, {.lower = true, .transpose = true});
+  const R z = detail::triangular_solve_for("cho_solve", x, y, {.lower = true});
+  R out = detail::triangular_solve_for("cho_solve", x, z, {.lower = true, .transpose = true});
   return vector ? squeeze(out, -1) : out;
 }
 
@@ -81,15 +82,17 @@ T inv(const T& a) {
 
 /// The Moore-Penrose pseudo-inverse of [..., m, n] (numpy.linalg.pinv) through the SVD:
 /// v diag(1 / s) u^T over the singular values above rcond times the largest (the default
-/// rcond: max(m, n) times the dtype's epsilon, as NumPy's lstsq). Example: `st::linalg::pinv(a)`.
+/// rcond: max(m, n) times the dtype's epsilon, as NumPy's lstsq); an empty matrix gives the
+/// empty [..., n, m]. Throws LinAlgError for a NaN or an infinity. Example:
+/// `st::linalg::pinv(a)`.
 template <Diffable T>
 T pinv(const T& a, double rcond = -1) {
   detail::require_matrix("pinv", a);
-  auto [u, s, vh] = svd(a);
-  const double cutoff = detail::default_rcond(a.shape(), a.dtype(), rcond);
-  const T kept = s > unsqueeze(max(s, {-1}), -1) * cutoff;
-  const T inv_s = where(kept, 1.0 / where(kept, s, 1.0), 0.0);
-  return matmul(transpose(vh, -1, -2) * unsqueeze(inv_s, -2), transpose(u, -1, -2));
+  const Shape sh = a.shape();
+  if (sh[sh.ndim() - 1] == 0 || sh[sh.ndim() - 2] == 0) return transpose(a, -1, -2) * 0.0;
+  const double cutoff = detail::default_rcond(sh, a.dtype(), rcond);
+  return detail::errors_named("pinv", "svd", " (found by its SVD)",
+                              [&] { return Prims<T>::pinv(a, cutoff); });
 }
 
 /// The least-squares solution x minimising |a x - b| for a [..., m, n] and b [..., m, k] or a
@@ -103,11 +106,13 @@ requires detail::Operands<A, B> common_level_t<A, B> lstsq(const A& a, const B& 
   detail::require_matrix("lstsq", x);
   const bool vector = detail::is_rhs_vector(x.shape(), y.shape());
   if (vector) y = unsqueeze(y, -1);
-  if (y.shape().ndim() < 2 || y.shape()[y.shape().ndim() - 2] != x.shape()[x.shape().ndim() - 2]) {
-    detail::fail<ShapeError>("lstsq", "a of shape ", x.shape(), " needs b with ",
-                             x.shape()[x.shape().ndim() - 2], " rows, got shape ", y.shape());
+  const Shape sa = x.shape(), sb = y.shape();
+  if (sb.ndim() < 2 || sb[sb.ndim() - 2] != sa[sa.ndim() - 2]) {
+    detail::fail<ShapeError>("lstsq", "a of shape ", sa, " needs b with ", sa[sa.ndim() - 2],
+                             " rows, got shape ", sb);
   }
-  R out = matmul(pinv(x, rcond), y);
+  (void)broadcast_shapes(Shape(sa.begin(), sa.end() - 2), Shape(sb.begin(), sb.end() - 2), "lstsq");
+  R out = matmul(detail::errors_named("lstsq", "pinv", "", [&] { return pinv(x, rcond); }), y);
   return vector ? squeeze(out, -1) : out;
 }
 

@@ -113,3 +113,38 @@ TEST_CASE("eigvalsh: the gradient at a repeated eigenvalue is finite", "[ad][lin
   const st::Tensor g = st::grad([](const auto& x) { return st::max(st::linalg::eigvalsh(x)); }, d);
   require_near(g, st::diag_embed(st::from_vector(std::vector<double>{0, 0, 1, 0})), 1e-15);
 }
+
+TEST_CASE("eigh, svd: derivatives through eigenvectors of a repeated eigenvalue are NaN",
+          "[ad][linalg]") {
+  // The eigenvectors are not differentiable where eigenvalues repeat, so the chain rule
+  // through them fails even for smooth functions: the Hessian of |A|_F^2 = sum(eigvalsh(A)^2)
+  // along E01 + E10 is 4, but at A = I no choice of the tied terms gives it (0 did, silently).
+  const st::Tensor eye = st::eye(2, st::f64);
+  const st::Tensor e01 = st::from_vector(std::vector<double>{0, 1, 1, 0}, {2, 2});
+  const st::Tensor e11 = st::from_vector(std::vector<double>{0, 0, 0, 1}, {2, 2});
+  auto squares = [](const auto& a) {
+    const auto w = st::linalg::eigvalsh(a);
+    return st::sum(w * w);
+  };
+  for (double v : st::hvp(squares, eye, e01).to_vector<double>()) CHECK(std::isnan(v));
+  // A direction with no component between the tied eigenvectors is exact: 2 E11.
+  require_near(st::hvp(squares, eye, e11), e11 * 2.0, 1e-14);
+  // The same for the singular values: sum(svdvals(A)^2) = |A|_F^2.
+  auto sv_squares = [](const auto& a) {
+    const auto s = st::linalg::svdvals(a);
+    return st::sum(s * s);
+  };
+  for (double v : st::hvp(sv_squares, eye, e01).to_vector<double>()) CHECK(std::isnan(v));
+  require_near(st::hvp(sv_squares, eye, e11), e11 * 2.0, 1e-14);
+  // A matrix function v diag(exp(w)) v^T (= expm(A)): its derivative at I along E01 + E10 is
+  // e (E01 + E10), which the eigenvectors cannot give; away from ties it is exact.
+  auto expm = [](const auto& a) {
+    const auto [w, v] = st::linalg::eigh(a);
+    return st::matmul(v * st::unsqueeze(st::exp(w), -2), st::transpose(v, -1, -2));
+  };
+  const auto [y, dy] = st::jvp(expm, eye, e01);
+  for (double v : dy.to_vector<double>()) CHECK(std::isnan(v));
+  check_grads<2>([&](const auto& a) { return st::sum(expm(a) * a); }, {symmetric({3, 3}, 31)});
+  // First derivatives of functions of the eigenvalues alone never meet the tied terms.
+  require_near(st::grad(squares, eye), eye * 2.0, 1e-14);
+}

@@ -3,6 +3,7 @@
 // decompositions in f64 and the defining identities, with derivatives against finite
 // differences (third order for solve and slogdet, as the issue asks).
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include <Eigen/Dense>
@@ -128,8 +129,44 @@ TEST_CASE("lstsq, pinv, matrix_norm: against Eigen", "[ad][linalg]") {
         Approx(svd.singularValues().sum()).epsilon(1e-12));
   CHECK(st::linalg::matrix_norm(a, st::linalg::MatrixNorm::spectral).item<double>() ==
         Approx(svd.singularValues()(0)).epsilon(1e-12));
-  check_grads<2>([](const auto& x) { return st::linalg::pinv(x); }, {normal({4, 3}, 36)});
+  // pinv is a primitive with Golub and Pereyra's derivative: third order, tall and wide.
+  check_grads<3>([](const auto& x) { return st::linalg::pinv(x); }, {normal({4, 3}, 36)});
+  check_grads<3>([](const auto& x) { return st::linalg::pinv(x); }, {normal({2, 3}, 38)});
   check_grads<2>(
       [](const auto& x) { return st::linalg::matrix_norm(x, st::linalg::MatrixNorm::nuclear); },
       {normal({4, 3}, 37)});
+}
+
+TEST_CASE("pinv: derivatives at repeated singular values equal inv's", "[ad][linalg]") {
+  // The identity and an orthogonal matrix have every singular value equal: through the SVD's
+  // u and v the gradient was -diag(W) at I (silently) and then NaN; a^+ = a^-1 there, so inv's
+  // gradient (through LU) is the reference. PyTorch gives -W at I as well.
+  const st::Tensor w = st::from_vector(std::vector<double>{1, 2, 3, 4}, {2, 2});
+  const st::Tensor q = st::from_vector(std::vector<double>{0.6, -0.8, 0.8, 0.6}, {2, 2});
+  auto through = [&](auto inverse) {
+    return [&w, inverse](const auto& a) { return st::sum(inverse(a) * w); };
+  };
+  auto pinv = through([](const auto& a) { return st::linalg::pinv(a); });
+  auto inv = through([](const auto& a) { return st::linalg::inv(a); });
+  for (const st::Tensor& a : {st::eye(2, st::f64), q}) {
+    require_near(st::grad(pinv, a), st::grad(inv, a), 1e-14);
+    require_near(st::hessian(pinv, a), st::hessian(inv, a), 1e-13);
+  }
+  require_near(st::grad(pinv, st::eye(2, st::f64)), -w, 1e-15);
+  // A badly scaled invertible matrix: the terms that vanish at full rank are dropped, not
+  // computed from I - a p, whose rounding a second derivative multiplies by |a| (1e-6 off).
+  const st::Tensor big =
+      st::from_vector(std::vector<double>{1e6 + 1, 1e6 + 0.3, 1e6 - 0.3, 1e6 + 2}, {2, 2});
+  const st::Tensor v = st::from_vector(std::vector<double>{0.3, -0.7, 0.2, 0.9}, {2, 2});
+  auto reverse_over_forward = [&](const auto& a) {
+    using T = std::decay_t<decltype(a)>;
+    return st::jvp(pinv, a, st::lift<T>(v)).second;
+  };
+  require_near(st::hvp(pinv, big, v), st::grad(reverse_over_forward, big), 1e-12);
+  // Batched: vmap of the gradient against a loop.
+  const st::Tensor batch = st::stack({st::eye(2, st::f64), q, normal({2, 2}, 39)}, 0);
+  const st::Tensor g = st::vmap(st::grad(pinv))(batch);
+  for (int64_t i = 0; i < 3; ++i) {
+    require_near(g.ix(i), st::grad(pinv, batch.ix(i)), 1e-14);
+  }
 }

@@ -93,7 +93,7 @@ TEST_CASE("linalg: bad input gives a clear error", "[ad][linalg][errors]") {
   // log|det| is -inf there, and its gradient a^-T does not exist.
   require_error<LinAlgError>(
       [&] { st::grad([](const auto& a) { return st::linalg::slogdet(a).second; }, singular); },
-      "lu_inverse: lu is singular: U's diagonal element 1 is zero");
+      "the derivative of det, slogdet or logdet: lu is singular: U's diagonal element 1 is zero");
   require_error<LinAlgError>(
       [&] { st::linalg::cholesky(indefinite); },
       "cholesky: input is not positive-definite: the leading minor of order 2");
@@ -118,8 +118,49 @@ TEST_CASE("linalg: bad input gives a clear error", "[ad][linalg][errors]") {
       [&] {
         st::linalg::solve_triangular(st::zeros({2, 2}, st::f64), rhs);
       },
-      "singular");
+      "solve_triangular: input is singular");
+  // Each error names the function called, not the primitive it is made of.
+  const st::Tensor nan_rhs = st::from_vector(std::vector<double>{NAN, 1}, {2, 1});
+  require_error<LinAlgError>([&] { st::linalg::solve(st::eye(2, st::f64), nan_rhs); },
+                             "solve: the right-hand side b holds a NaN");
+  require_error<LinAlgError>([&] { st::linalg::cho_solve(st::eye(2, st::f64), nan_rhs); },
+                             "cho_solve: the right-hand side b holds a NaN");
+  require_error<LinAlgError>(
+      [&] {
+        st::linalg::cho_solve(st::zeros({2, 2}, st::f64), rhs);
+      },
+      "cho_solve: input is singular");
+  require_error<LinAlgError>([&] { st::linalg::pinv(nan); }, "pinv: input holds a NaN");
+  require_error<LinAlgError>([&] { st::linalg::lstsq(nan, rhs); }, "lstsq: input holds a NaN");
+  require_error<LinAlgError>([&] { st::linalg::matrix_norm(nan, st::linalg::MatrixNorm::nuclear); },
+                             "matrix_norm: input holds a NaN");
+  require_error<ShapeError>(
+      [&] {
+        st::linalg::lstsq(st::ones({2, 4, 2}, st::f64), st::ones({3, 4, 1}, st::f64));
+      },
+      "lstsq");
+  require_error<ShapeError>(
+      [&] {
+        st::linalg::matrix_norm(st::zeros({0, 0}, st::f64), st::linalg::MatrixNorm::spectral);
+      },
+      "matrix_norm: the spectral norm needs non-empty matrices");
+  // A NaN in either triangle is found: the symmetric factorisations read (a + a^T) / 2.
+  const st::Tensor nan_upper = st::from_vector(std::vector<double>{4, NAN, 1, 3}, {2, 2});
+  require_error<LinAlgError>([&] { st::linalg::cholesky(nan_upper); }, "either triangle");
   // Empty batches and 0 x 0 matrices are no error.
   CHECK(st::linalg::cholesky(st::zeros({0, 3, 3}, st::f64)).shape() == st::Shape{0, 3, 3});
   CHECK(st::linalg::det(st::zeros({0, 0}, st::f64)).item<double>() == 1.0);
+  // Matrices with a zero dim, as numpy.linalg and torch.linalg give them.
+  CHECK(st::linalg::solve(st::eye(3, st::f64), st::zeros({3, 0}, st::f64)).shape() ==
+        st::Shape{3, 0});
+  CHECK(st::linalg::solve(st::zeros({0, 0}, st::f64), st::zeros({0}, st::f64)).shape() ==
+        st::Shape{0});
+  CHECK(st::linalg::pinv(st::zeros({3, 0}, st::f64)).shape() == st::Shape{0, 3});
+  CHECK(st::linalg::pinv(st::zeros({2, 0, 4}, st::f64)).shape() == st::Shape{2, 4, 0});
+  CHECK(st::linalg::lstsq(st::zeros({3, 0}, st::f64), st::ones({3, 2}, st::f64)).shape() ==
+        st::Shape{0, 2});
+  const st::Tensor wide_empty = st::linalg::lstsq(st::zeros({0, 2}, st::f64), st::ones({0, 1}));
+  CHECK(wide_empty.to_vector<double>() == std::vector<double>{0, 0});
+  CHECK(st::linalg::matrix_norm(st::zeros({0, 3}, st::f64), st::linalg::MatrixNorm::nuclear)
+            .item<double>() == 0.0);
 }

@@ -86,13 +86,13 @@ TEST_CASE("the random programs' op table has a row for every differentiable prim
   // The other Diffable primitives (diff/diffable.hpp; unary, binary, sum and max above),
   // each with a rule in ad/rules/ (ad/level.hpp lists them): permute by a row that is not
   // a transpose, lu by solve, triangular_solve by cho_solve, lu_inverse by inv, logabsdet by
-  // slogdet, svd by svdvals.
+  // slogdet, svd by svdvals, pinv by pinv.
   for (std::string_view prim :
        {"where",  "permute",      "expand",    "reshape",  "slice",
         "pad",    "concat",       "windows",   "fold",     "cast",
         "matmul", "index_select", "index_add", "cholesky", "triangular_solve",
         "lu",     "lu_inverse",   "logabsdet", "eigh",     "svd",
-        "qr"}) {
+        "qr",     "pinv"}) {
     INFO("primitive " << prim);
     CHECK(covered(prim));
   }

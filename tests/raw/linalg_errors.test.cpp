@@ -92,9 +92,12 @@ TEST_CASE("linalg errors: not positive-definite, singular, NaN, each naming the 
     std::vector<double> nan_lower = identities(2, 3), nan_upper = identities(2, 3);
     nan_lower[std::size_t(9 + 2 * 3 + 1)] = kNaN;
     nan_upper[std::size_t(9 + 1 * 3 + 2)] = kNaN;
-    CHECK_THROWS_MATCHES(st::raw::cholesky(f64({2, 3, 3}, nan_lower)), st::LinAlgError,
-                         Catch::Matchers::Message("cholesky: input[1] holds a NaN or an infinity "
-                                                  "in its lower triangle (the part the op reads)"));
+    CHECK_THROWS_AS(st::raw::cholesky(f64({2, 3, 3}, nan_lower)), st::LinAlgError);
+    CHECK_THROWS_WITH(
+        st::raw::cholesky(f64({2, 3, 3}, nan_lower)),
+        Catch::Matchers::StartsWith("cholesky: input[1] holds a NaN or an infinity in "
+                                    "its lower triangle (the part the "
+                                    "factorisation reads;"));
     CHECK(tt::values(st::raw::cholesky(f64({2, 3, 3}, nan_upper))) == identities(2, 3));
 
     // triangular_solve: an exact zero on the diagonal of element 1.
@@ -126,9 +129,11 @@ TEST_CASE("linalg errors: not positive-definite, singular, NaN, each naming the 
     CHECK_THROWS_MATCHES(st::raw::lu(f64({2, 2, 2}, {1, 0, 0, 1, 1, kNaN, 0, 1})), st::LinAlgError,
                          Catch::Matchers::Message("lu: input[1] holds a NaN or an infinity"));
     // eigh, svd, qr: a NaN or an infinity anywhere they read.
-    CHECK_THROWS_MATCHES(st::raw::eigh(f64({2, 2}, {1, 0, -kInf, 1})), st::LinAlgError,
-                         Catch::Matchers::Message("eigh: input holds a NaN or an infinity in its "
-                                                  "lower triangle (the part the op reads)"));
+    CHECK_THROWS_AS(st::raw::eigh(f64({2, 2}, {1, 0, -kInf, 1})), st::LinAlgError);
+    CHECK_THROWS_WITH(st::raw::eigh(f64({2, 2}, {1, 0, -kInf, 1})),
+                      Catch::Matchers::StartsWith("eigh: input holds a NaN or an infinity in its "
+                                                  "lower triangle (the part the factorisation "
+                                                  "reads;"));
     CHECK_THROWS_MATCHES(st::raw::svd(f64({1, 2, 3}, {1, 2, 3, 4, kNaN, 6})), st::LinAlgError,
                          Catch::Matchers::Message("svd: input[0] holds a NaN or an infinity"));
     CHECK_THROWS_MATCHES(st::raw::qr(f64({3, 2}, {1, 2, 3, kInf, 5, 6})), st::LinAlgError,

@@ -257,6 +257,8 @@ inline const auto kProgramOps = std::tuple{
       linear_system, STRATA_OP(linalg::cho_solve(linalg::cholesky(well_posed(a)), b))),
   row("inv", "inv(M(a)), from its LU factors", "lu_inverse", matrix_source,
       STRATA_OP(linalg::inv(well_posed(a)))),
+  row("pinv", "pinv(M(a)), Golub and Pereyra's derivative", "pinv", matrix_source,
+      STRATA_OP(linalg::pinv(well_posed(a)))),
   row("slogdet", "sign * logabsdet, slogdet(M(a)), from its LU factors", "logabsdet",
       matrix_source,
       [](const ProgNode& n, const auto& a, const auto& b) {
