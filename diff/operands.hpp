@@ -166,6 +166,12 @@ const Tensor& stored(const T& x) {
   return Prims<T>::stored(x);
 }
 
+/// Whether a level's values can be read (false for one that runs a function without values:
+/// the sparsity tracer). Checks that read values (a singular pivot) skip such levels; the
+/// transform that evaluates the function afterwards runs them.
+template <class T>
+inline constexpr bool holds_values = true;
+
 /// x's values as a constant of its level (batch axes kept).
 template <Diffable T>
 T detach(const T& x) {

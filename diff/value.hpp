@@ -34,6 +34,7 @@ namespace detail {
 /// write `.template item<double>()`, or use st::item<double>(x)).
 template <Diffable T>
 Tensor value_of(const T& x) {
+  if constexpr (!detail::holds_values<T>) (void)plain(x);  // the level's own message
   if (detail::mapped(x)) detail::no_single_value("value_of");
   return plain(x);
 }
@@ -45,6 +46,7 @@ Tensor value_of(const T& x) {
 /// one element, or when x is batched by st::vmap. Example: `while (st::item<double>(y) > 0) ...`.
 template <Element E, Diffable T>
 E item(const T& x) {
+  if constexpr (!detail::holds_values<T>) (void)plain(x);  // the level's own message
   if (detail::mapped(x)) detail::no_single_value("item");
   return plain(x).template item<E>();
 }

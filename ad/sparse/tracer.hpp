@@ -175,4 +175,10 @@ struct Prims<SparsityTracer> {
 
 static_assert(WrappingLevel<SparsityTracer>);
 
+namespace detail {
+/// The tracer has no values to check (diff/operands.hpp).
+template <>
+inline constexpr bool holds_values<SparsityTracer> = false;
+}  // namespace detail
+
 }  // namespace strata

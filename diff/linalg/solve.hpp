@@ -44,7 +44,9 @@ requires detail::Operands<A, B> common_level_t<A, B> solve(const A& a, const B& 
   detail::require_rhs_fits("solve", x.shape(), y.shape(), true);
   std::tie(x, y) = detail::linalg_operands(x, y, "solve");
   auto [f, pivots, perm] = detail::lu_for("solve", x);
-  detail::require_nonzero_diagonal("solve", detail::stored(diagonal(f, 0, -2, -1)));
+  if constexpr (detail::holds_values<R>) {
+    detail::require_nonzero_diagonal("solve", detail::stored(diagonal(f, 0, -2, -1)));
+  }
   const R z = detail::triangular_solve_for("solve", f, detail::permute_rows(y, perm),
                                            {.lower = true, .unit_diagonal = true});
   R out = detail::triangular_solve_for("solve", f, z, {.lower = false});
@@ -76,7 +78,9 @@ template <Diffable T>
 T inv(const T& a) {
   detail::require_square("inv", a);
   auto [f, pivots, perm] = detail::lu_for("inv", detail::detach(a));
-  detail::require_nonzero_diagonal("inv", detail::stored(diagonal(f, 0, -2, -1)));
+  if constexpr (detail::holds_values<T>) {
+    detail::require_nonzero_diagonal("inv", detail::stored(diagonal(f, 0, -2, -1)));
+  }
   return Prims<T>::lu_inverse(a, f, perm);
 }
 

@@ -149,14 +149,22 @@ TEST_CASE("sparse derivatives: bad input is a clear error", "[ad][sparse][errors
   CHECK_THAT(msg, Contains("sparsity tracer") && Contains("control flow") && Contains("st::where"));
   CHECK_THAT(message_of<st::ValueError>([&] { st::sparse_hessian(branchy, x); }),
              Contains("control flow"));
-  // st::linalg::solve reads its pivots' values (a zero pivot is a LinAlgError): a traced
-  // matrix cannot be traced; a known one with a traced right-hand side can (A^-1 is dense).
+  // item() of a traced value says it is the tracer's, not a vmap batch.
+  auto item_branch = [](const auto& v) { return st::item<double>(st::sum(v)) > 0 ? v : -v; };
+  CHECK_THAT(message_of<st::ValueError>([&] { st::jacobian_sparsity(item_branch, x); }),
+             Contains("sparsity tracer") && !Contains("vmap"));
+  // st::linalg::solve and inv check their pivots on values the tracer does not have: it skips
+  // the check (the evaluation passes make it), so a matrix made from x traces; A^-1 is dense.
   auto traced_matrix = [](const auto& v) {
-    return st::linalg::solve(st::reshape(v.ix(st::slice(0, 9)), {3, 3}), v.ix(st::slice(9, 12)));
+    const auto a = st::reshape(v.ix(st::slice(0, 9)), {3, 3}) + 4.0 * st::eye(3, st::f64);
+    return st::concat(
+        {st::linalg::solve(a, v.ix(st::slice(9, 12))), st::reshape(st::linalg::inv(a), {9})}, 0);
   };
-  CHECK_THAT(message_of<st::ValueError>(
-                 [&] { st::jacobian_sparsity(traced_matrix, st::randn({12}, 5, st::f64)); }),
-             Contains("sparsity tracer"));
+  const st::Tensor x12 = st::randn({12}, 5, st::f64);
+  CHECK(st::jacobian_sparsity(traced_matrix, x12).nnz() == 3 * 12 + 9 * 9);
+  const st::Tensor dense = st::jacfwd(traced_matrix)(x12);
+  CHECK(st::max(st::abs(st::sparse_jacfwd(traced_matrix, x12).to_dense() - dense)).item<double>() <
+        1e-12);
   const st::Tensor a = st::randn({3, 3}, 4, st::f64) + 3.0 * st::eye(3, st::f64);
   CHECK(st::jacobian_sparsity([a](const auto& v) { return st::linalg::solve(a, v); },
                               st::randn({3}, 6, st::f64))
