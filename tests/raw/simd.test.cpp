@@ -102,14 +102,31 @@ std::vector<T> inputs(int fn) {
   return v;
 }
 
+// k's kernel of fn for T.
+template <class T>
+auto kernel_of(const vm::Kernels& k, int fn) {
+  if constexpr (sizeof(T) == 4)
+    return k.f32[fn];
+  else
+    return k.f64[fn];
+}
+
+// check(kernels, fn) for every function on every instruction set this CPU has; how many sets.
+template <class Check>
+int each_kernel(const Check& check) {
+  int tested = 0;
+  for (vm::Isa isa : {vm::Isa::sse2, vm::Isa::avx2, vm::Isa::avx512}) {
+    const vm::Kernels* k = vm::kernels_for(isa);
+    if (!k) continue;
+    ++tested;
+    for (int fn = 0; fn < vm::kFnCount; ++fn) check(*k, fn);
+  }
+  return tested;
+}
+
 template <class T>
 void check_isa(const vm::Kernels& k, int fn) {
-  const auto kernel = [&] {
-    if constexpr (sizeof(T) == 4)
-      return k.f32[fn];
-    else
-      return k.f64[fn];
-  }();
+  const auto kernel = kernel_of<T>(k, fn);
   const std::vector<T> x = inputs<T>(fn);
   // sqrt is correctly rounded, neg and abs exact; SLEEF's u10 functions promise 1 ULP. The f32
   // reference (double, then rounded) is correctly rounded; the f64 one is
@@ -159,16 +176,10 @@ void check_isa(const vm::Kernels& k, int fn) {
 }  // namespace
 
 TEST_CASE("vectorised math matches std:: within its ULP bound on every ISA", "[raw]") {
-  int tested = 0;
-  for (vm::Isa isa : {vm::Isa::sse2, vm::Isa::avx2, vm::Isa::avx512}) {
-    const vm::Kernels* k = vm::kernels_for(isa);
-    if (!k) continue;
-    ++tested;
-    for (int fn = 0; fn < vm::kFnCount; ++fn) {
-      check_isa<float>(*k, fn);
-      check_isa<double>(*k, fn);
-    }
-  }
+  const int tested = each_kernel([](const vm::Kernels& k, int fn) {
+    check_isa<float>(k, fn);
+    check_isa<double>(k, fn);
+  });
 #if defined(__x86_64__)
   CHECK(tested >= 1);  // SSE2 exists on every x86-64 CPU
   CHECK(vm::best() != nullptr);
@@ -225,12 +236,7 @@ TEST_CASE("the inline f32 exp and tanh are within 1 ULP across the whole f32 ran
 template <class T>
 void check_neighbours(const vm::Kernels& k, int fn) {
   constexpr int n = 16;
-  const auto kernel = [&] {
-    if constexpr (sizeof(T) == 4)
-      return k.f32[fn];
-    else
-      return k.f64[fn];
-  }();
+  const auto kernel = kernel_of<T>(k, fn);
   std::vector<T> x(n), alone(n), y(n);
   for (int i = 0; i < n; ++i) x[std::size_t(i)] = T(-3.0 + 0.37 * i);
   for (int i = 0; i < n; ++i) {  // each value in a vector of its own copies
@@ -266,17 +272,10 @@ void check_neighbours(const vm::Kernels& k, int fn) {
 }
 
 TEST_CASE("vectorised math: an element's result does not depend on its neighbours", "[raw]") {
-  int tested = 0;
-  for (vm::Isa isa : {vm::Isa::sse2, vm::Isa::avx2, vm::Isa::avx512}) {
-    const vm::Kernels* k = vm::kernels_for(isa);
-    if (!k) continue;
-    ++tested;
-    for (int fn = 0; fn < vm::kFnCount; ++fn) {
-      check_neighbours<float>(*k, fn);
-      check_neighbours<double>(*k, fn);
-    }
-  }
-  CHECK(tested >= 1);
+  CHECK(each_kernel([](const vm::Kernels& k, int fn) {
+          check_neighbours<float>(k, fn);
+          check_neighbours<double>(k, fn);
+        }) >= 1);
 }
 
 TEST_CASE("vmath sums are exact on small integers and accurate on normals", "[raw]") {
