@@ -301,6 +301,36 @@ def makemore_step():
     return checked_training_body(load, step, loss_of, where, "makemore_train_step", "loss_after_100")
 
 
+def gpt_loss(p, idx, targets, heads, gelu="tanh"):
+    """The mean cross-entropy of examples/char_gpt.cpp's GPT (nanoGPT's model.py shape: token
+    and position embeddings, pre-norm blocks of causal self-attention and a GELU MLP, a final
+    LayerNorm, output tied to the token embedding) on idx [B, T] against targets [B, T]; p
+    holds nanoGPT's parameter names, a missing bias being none (nanoGPT's bias=False); gelu
+    "tanh" (strata's TransformerBlock) or "none" (nanoGPT's exact GELU)."""
+    F = torch.nn.functional
+    b, t = idx.shape
+    c = p["transformer.wte.weight"].shape[1]
+    layers = len({k.split(".")[2] for k in p if k.startswith("transformer.h.")})
+    x = p["transformer.wte.weight"][idx] + p["transformer.wpe.weight"][:t]
+    causal = torch.ones(t, t, dtype=torch.bool).tril()
+    for i in range(layers):
+        def w(name):
+            return p.get(f"transformer.h.{i}.{name}")
+        a = F.layer_norm(x, [c], w("ln_1.weight"), w("ln_1.bias"))
+        q, k, v = F.linear(a, w("attn.c_attn.weight"), w("attn.c_attn.bias")).split(c, 2)
+        q, k, v = (z.view(b, t, heads, c // heads).transpose(1, 2) for z in (q, k, v))
+        s = (q @ k.transpose(-2, -1) * (1.0 / math.sqrt(c // heads)))
+        y = torch.softmax(s.masked_fill(~causal, float("-inf")), -1) @ v
+        y = y.transpose(1, 2).contiguous().view(b, t, c)
+        x = x + F.linear(y, w("attn.c_proj.weight"), w("attn.c_proj.bias"))
+        m = F.layer_norm(x, [c], w("ln_2.weight"), w("ln_2.bias"))
+        m = F.gelu(F.linear(m, w("mlp.c_fc.weight"), w("mlp.c_fc.bias")), approximate=gelu)
+        x = x + F.linear(m, w("mlp.c_proj.weight"), w("mlp.c_proj.bias"))
+    x = F.layer_norm(x, [c], p["transformer.ln_f.weight"], p.get("transformer.ln_f.bias"))
+    logits = x @ p["transformer.wte.weight"].t()
+    return F.cross_entropy(logits.view(-1, logits.shape[-1]), targets.view(-1))
+
+
 def char_gpt_step():
     """char_gpt_train_step: examples/char_gpt.cpp's GPT (nanoGPT's model.py shape: token and
     position embeddings, pre-norm blocks of causal self-attention and a GELU MLP in its tanh
@@ -315,7 +345,6 @@ def char_gpt_step():
     char_gpt_train_step.pytorch.json. The timed body is one step on the next batch, cycling.
     """
     where, path = bench_file("char_gpt_train_step")
-    F = torch.nn.functional
 
     def optimizer(p, meta):  # nanoGPT's two groups: decay on the weight matrices only
         decay = [v for v in p.values() if v.dim() >= 2]
@@ -329,27 +358,7 @@ def char_gpt_step():
     heads = int(read_safetensors(path)[1]["heads"])
 
     def loss_of(p, idx, targets):
-        b, t = idx.shape
-        c = p["transformer.wte.weight"].shape[1]
-        layers = len({k.split(".")[2] for k in p if k.startswith("transformer.h.")})
-        x = p["transformer.wte.weight"][idx] + p["transformer.wpe.weight"][:t]
-        causal = torch.ones(t, t, dtype=torch.bool).tril()
-        for i in range(layers):
-            def w(name):
-                return p[f"transformer.h.{i}.{name}"]
-            a = F.layer_norm(x, [c], w("ln_1.weight"), w("ln_1.bias"))
-            q, k, v = F.linear(a, w("attn.c_attn.weight"), w("attn.c_attn.bias")).split(c, 2)
-            q, k, v = (z.view(b, t, heads, c // heads).transpose(1, 2) for z in (q, k, v))
-            s = (q @ k.transpose(-2, -1) * (1.0 / math.sqrt(c // heads)))
-            y = torch.softmax(s.masked_fill(~causal, float("-inf")), -1) @ v
-            y = y.transpose(1, 2).contiguous().view(b, t, c)
-            x = x + F.linear(y, w("attn.c_proj.weight"), w("attn.c_proj.bias"))
-            m = F.layer_norm(x, [c], w("ln_2.weight"), w("ln_2.bias"))
-            m = F.gelu(F.linear(m, w("mlp.c_fc.weight"), w("mlp.c_fc.bias")), approximate="tanh")
-            x = x + F.linear(m, w("mlp.c_proj.weight"), w("mlp.c_proj.bias"))
-        x = F.layer_norm(x, [c], p["transformer.ln_f.weight"], p["transformer.ln_f.bias"])
-        logits = x @ p["transformer.wte.weight"].t()
-        return F.cross_entropy(logits.view(-1, logits.shape[-1]), targets.view(-1))
+        return gpt_loss(p, idx, targets, heads)
 
     def step(p, opt, x, y):
         opt.zero_grad(set_to_none=True)
