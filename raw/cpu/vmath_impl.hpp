@@ -68,6 +68,10 @@ inline V own_reduction(V x, V (*f)(V), const S (&bounds)[K], const S (&inside)[K
   constexpr int n = int(sizeof(V) / sizeof(S));
   using M = decltype(x < x);
   const V a = x < V{} ? -x : x;
+  // The common case first, as one vector compare: every lane below the first bound.
+  const M below = a < V{} + bounds[0];
+  const M all = M{} - 1;
+  if (std::memcmp(&below, &all, sizeof(M)) == 0) return f(x);
   M range{};
   for (int k = 0; k < K; ++k) range -= ~(a < V{} + bounds[k]);  // +1 per bound not below
   bool one = true;
