@@ -4,6 +4,7 @@
 /// a per-example axis as an axis of the batched value.
 #include <initializer_list>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "diff/ops.hpp"
@@ -61,6 +62,25 @@ int64_t batch_axis(const Batched<T>& x, int64_t axis, std::string_view op) {
 template <Diffable T>
 int64_t shift(const Batched<T>& x, int64_t axis, std::string_view op) {
   return x.batched() ? batch_axis(x, axis, op) : axis;
+}
+
+/// f(), a primitive on x's batched form along the physical axis of x's per-example `axis`,
+/// with an IndexError that names the physical axis ("... for axis 2 with size 3", from
+/// raw/index_positions.cpp) naming the example's instead, as without st::vmap.
+template <Diffable T, class F>
+auto with_example_axis(const Batched<T>& x, int64_t axis, std::string_view op, F&& f)
+    -> decltype(f()) {
+  try {
+    return f();
+  } catch (const IndexError& e) {
+    const int64_t own = normalize_axis(axis, x.ndim(), op);
+    std::string m = e.what();
+    const std::string seen = "for axis " + std::to_string(own + 1) + " with";
+    const std::size_t at = m.find(seen);
+    if (at == std::string::npos) throw;
+    m.replace(at, seen.size(), "for axis " + std::to_string(own) + " with");
+    throw IndexError(m);
+  }
 }
 
 /// Per-example axes of x as physical ones.

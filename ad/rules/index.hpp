@@ -36,8 +36,10 @@ struct IndexSelect {
   template <Diffable T>
   Batched<T> batch(const Batched<T>& x) const {
     if (!x.batched()) return Batched<T>(Prims<T>::index_select(x.value(), axis, idx));
-    return batching::batched(
-        Prims<T>::index_select(x.value(), batching::shift(x, axis, "index_select"), idx));
+    return batching::with_example_axis(x, axis, "index_select", [&] {
+      return batching::batched(
+          Prims<T>::index_select(x.value(), batching::shift(x, axis, "index_select"), idx));
+    });
   }
 };
 
@@ -68,8 +70,10 @@ struct IndexAdd {
       return Batched<T>(Prims<T>::index_add(x.value(), axis, idx, src.value()));
     }
     const int64_t n = batching::batch_of<T>({&x, &src});
-    return batching::batched(Prims<T>::index_add(
-        x.as_batch(n), batching::batch_axis(x, axis, "index_add"), idx, src.as_batch(n)));
+    return batching::with_example_axis(x, axis, "index_add", [&] {
+      return batching::batched(Prims<T>::index_add(
+          x.as_batch(n), batching::batch_axis(x, axis, "index_add"), idx, src.as_batch(n)));
+    });
   }
 };
 

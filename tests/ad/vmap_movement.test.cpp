@@ -80,3 +80,25 @@ TEST_CASE("vmap: indexing with constant indices", "[ad][vmap]") {
         530);
   }
 }
+
+TEST_CASE("vmap: an out-of-range index names the example's axis", "[ad][vmap][errors]") {
+  // As without vmap: examples [3], the gathered axis 0 (the batched form's axis 1).
+  const st::Tensor idx = st::testing::i64s({0, 5}, {2});
+  const st::Tensor xs = st::ones({4, 3}, st::f64);
+  auto expect = [&](auto f) {
+    try {
+      (void)f();
+      FAIL("no IndexError");
+    } catch (const st::IndexError& e) {
+      CHECK_THAT(e.what(), Catch::Contains("out of range for axis 0 with size 3"));
+    }
+  };
+  expect([&] { return st::take(xs.ix(0), idx, 0); });
+  expect([&] { return st::vmap([&](const auto& x) { return st::take(x, idx, 0); })(xs); });
+  expect([&] {
+    return st::vmap([&](const auto& x) {
+      using L = std::decay_t<decltype(x)>;
+      return st::Prims<L>::index_add(x, 0, idx, st::lift<L>(st::ones({2}, st::f64)));
+    })(xs);
+  });
+}
