@@ -154,7 +154,7 @@ TEST_CASE("pinv: derivatives at repeated singular values equal inv's", "[ad][lin
   }
   require_near(st::grad(pinv, st::eye(2, st::f64)), -w, 1e-15);
   // A badly scaled invertible matrix: the terms that vanish at full rank are dropped, not
-  // computed from I - a p, whose rounding a second derivative multiplies by |a| (1e-6 off).
+  // computed from I - a p, whose rounding a second derivative multiplies by |a| (7.6e-6 apart).
   const st::Tensor big =
       st::from_vector(std::vector<double>{1e6 + 1, 1e6 + 0.3, 1e6 - 0.3, 1e6 + 2}, {2, 2});
   const st::Tensor v = st::from_vector(std::vector<double>{0.3, -0.7, 0.2, 0.9}, {2, 2});
